@@ -1,0 +1,109 @@
+/**
+ * The typed contract of the native addon `kolo_native.node`. This file is the only description
+ * of what the C++ binding exports; every constant (dtype ids, op ids, error codes) is read from
+ * the addon at load time, never copied by hand.
+ */
+
+/** Any TypedArray the engine can move. float16 travels as Uint16Array storage. */
+export type HostArray =
+  | Float32Array
+  | Float64Array
+  | Int32Array
+  | BigInt64Array
+  | Uint8Array
+  | Int8Array
+  | Uint16Array;
+
+/** Name → numeric id tables exported by the addon. */
+export interface NativeConstants {
+  /** `float32, float64, int32, int64, uint8, int8, float16`. */
+  readonly dtypes: Readonly<Record<string, number>>;
+  /** Request types: `allreduce, allgather, broadcast, alltoall, reducescatter, barrier, join`. */
+  readonly requestTypes: Readonly<Record<string, number>>;
+  /** Reductions: `average, sum, min, max, product`. */
+  readonly reduceOps: Readonly<Record<string, number>>;
+  /** Error codes the engine sets on a rejected request, e.g. `KOLO_MISMATCH`. */
+  readonly errorCodes: readonly string[];
+}
+
+/** Where ranks meet to exchange transport addresses. */
+export type NativeStoreConfig =
+  | { readonly kind: 'tcp'; readonly host: string; readonly port: number; readonly secret: string }
+  | { readonly kind: 'file'; readonly path: string };
+
+/** The fully resolved configuration handed to the engine; C++ reads no environment of its own. */
+export interface NativeEngineConfig {
+  readonly rank: number;
+  readonly size: number;
+  readonly localRank: number;
+  readonly localSize: number;
+  readonly crossRank: number;
+  readonly crossSize: number;
+  readonly store: NativeStoreConfig;
+  /** Key prefix for this engine generation, so several generations share one store. */
+  readonly storePrefix: string;
+  /** Address the transport binds to (e.g. `127.0.0.1`); empty means `iface` or the host name. */
+  readonly hostname: string;
+  /** Network interface for the transport; empty means use `hostname`. */
+  readonly iface: string;
+  readonly cycleTimeMs: number;
+  readonly fusionThresholdBytes: number;
+  readonly timeoutMs: number;
+}
+
+/** One request to the engine. Buffers stay pinned until the request completes. */
+export interface NativeRequest {
+  readonly type: number;
+  readonly name: string;
+  readonly dtype: number;
+  readonly shape: readonly number[];
+  readonly reduceOp: number;
+  readonly root: number;
+  readonly prescale: number;
+  readonly postscale: number;
+  /** alltoall: rows of the first dimension sent to each rank; empty means an even split. */
+  readonly splits: readonly number[];
+  /** Not needed for barrier and join. */
+  readonly input?: HostArray;
+  /** allreduce, broadcast: where the result goes (may be `input` itself for in-place). */
+  readonly output?: HostArray;
+}
+
+/** What a completed request yields. */
+export interface NativeResult {
+  /** allgather, alltoall, reducescatter: a new buffer holding the result bytes. */
+  readonly data?: ArrayBuffer;
+  /** allgather: the first dimension each rank contributed. alltoall: rows received from each rank. */
+  readonly splits?: number[];
+  /** join: the last rank that joined. */
+  readonly lastJoinedRank?: number;
+}
+
+/** A rejection from the engine carries a code (one of `NativeConstants.errorCodes`). */
+export interface NativeError extends Error {
+  readonly code: string;
+  /** The rank that failed first, when the engine knows it (communication failures). */
+  readonly failedRank?: number;
+}
+
+/** A running engine: one background thread that negotiates, fuses and executes collectives. */
+export interface NativeEngine {
+  /**
+   * Queues requests. With `grouped` they are negotiated and completed as one group. Resolves
+   * once every request completed; rejects with a NativeError.
+   */
+  enqueue(requests: readonly NativeRequest[], grouped: boolean): Promise<NativeResult[]>;
+  /** Same as `enqueue`, but blocks the calling thread until completion and throws on failure. */
+  enqueueSync(requests: readonly NativeRequest[], grouped: boolean): NativeResult[];
+  /** Coordinated shutdown: pending requests on every rank fail with `KOLO_SHUT_DOWN`. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+/** Everything `kolo_native.node` exports. */
+export interface NativeBinding {
+  readonly constants: NativeConstants;
+  /** Transports, dtypes and ops compiled into this build. */
+  capabilities(): { transports: string[]; dtypes: string[]; ops: string[]; reduceOps: string[] };
+  /** Connects to the peers (rendezvous through the store) and starts the background thread. */
+  startEngine(config: NativeEngineConfig): Promise<NativeEngine>;
+}

@@ -1,0 +1,240 @@
+#include "binding/engine_wrap.h"
+
+#include "transport/gloo_transport.h"
+#include <gloo/rendezvous/prefix_store.h>
+
+namespace kolo {
+namespace {
+
+std::string StringField(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+}
+
+int64_t IntField(const Napi::Object& o, const char* key, int64_t fallback) {
+  Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().Int64Value() : fallback;
+}
+
+// Owns the store and keeps a Gloo-facing prefix view of it alive for the transport.
+class PrefixedStore : public KeyValueStore {
+ public:
+  explicit PrefixedStore(std::unique_ptr<RendezvousStore> inner) : inner_(std::move(inner)) {}
+  void Set(const std::string& k, const std::vector<char>& v) override { inner_->Set(k, v); }
+  std::optional<std::vector<char>> Get(const std::string& k,
+                                       std::chrono::milliseconds t) override {
+    return inner_->Get(k, t);
+  }
+  RendezvousStore& inner() { return *inner_; }
+
+ private:
+  std::unique_ptr<RendezvousStore> inner_;
+};
+
+}  // namespace
+
+Napi::Function EngineWrap::Define(Napi::Env env) {
+  return DefineClass(env, "NativeEngine",
+                     {InstanceMethod<&EngineWrap::Enqueue>("enqueue"),
+                      InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSync"),
+                      InstanceMethod<&EngineWrap::Shutdown>("shutdown")});
+}
+
+EngineWrap::EngineWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EngineWrap>(info) {}
+
+EngineWrap::~EngineWrap() { Teardown(); }
+
+void EngineWrap::Teardown() {
+  if (engine_) {
+    engine_->RequestShutdown();
+    engine_->Join();
+    engine_.reset();
+  }
+}
+
+void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
+                       Napi::Promise::Deferred deferred) {
+  EngineConfig ec;
+  ec.rank = static_cast<int>(IntField(config, "rank", 0));
+  ec.size = static_cast<int>(IntField(config, "size", 1));
+  ec.cycle_time_ms = config.Get("cycleTimeMs").As<Napi::Number>().DoubleValue();
+  ec.fusion_threshold_bytes = IntField(config, "fusionThresholdBytes", 128 << 20);
+  ec.timeout_ms = IntField(config, "timeoutMs", 30000);
+  Napi::Object store = config.Get("store").As<Napi::Object>();
+  StoreConfig sc;
+  sc.kind = StringField(store, "kind") == "file" ? StoreConfig::Kind::kFile
+                                                  : StoreConfig::Kind::kTcp;
+  sc.host = StringField(store, "host");
+  sc.port = static_cast<int>(IntField(store, "port", 0));
+  sc.secret = StringField(store, "secret");
+  sc.path = StringField(store, "path");
+  GlooOptions go;
+  go.rank = ec.rank;
+  go.size = ec.size;
+  go.hostname = StringField(config, "hostname");
+  go.iface = StringField(config, "iface");
+  go.timeout = std::chrono::milliseconds(ec.timeout_ms);
+  const std::string prefix = StringField(config, "storePrefix");
+
+  Connector connect = [sc, go, prefix]() {
+    auto store = std::make_unique<PrefixedStore>(OpenStore(sc, go.timeout));
+    gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
+    Connection c;
+    c.transport = std::make_unique<GlooTransport>(gloo_view, go);
+    c.store = std::move(store);
+    return c;
+  };
+  tsfn_ = CompletionFn::New(env, "kolo.completions", 0, 1, this);
+  tsfn_open_ = true;
+  self_ = Napi::Persistent(Value());
+  start_deferred_.emplace(deferred);
+  Hold(env);
+  engine_ = std::make_unique<Engine>(ec, std::move(connect), this);
+}
+
+void EngineWrap::Hold(Napi::Env env) {
+  if (holds_++ == 0 && tsfn_open_) tsfn_.Ref(env);
+}
+
+void EngineWrap::Release(Napi::Env env) {
+  if (--holds_ == 0 && tsfn_open_) tsfn_.Unref(env);
+}
+
+Napi::Value EngineWrap::Enqueue(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto job = std::make_shared<Job>();
+  std::vector<EntryPtr> entries =
+      ReadRequests(env, info[0].As<Napi::Array>(), info[1].ToBoolean(), job, true);
+  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+  Status status = engine_ ? engine_->Enqueue(std::move(entries))
+                          : Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  if (!status.ok()) {
+    deferred.Reject(StatusToError(env, status).Value());
+    return deferred.Promise();
+  }
+  job->deferred.emplace(deferred);
+  Hold(env);
+  return deferred.Promise();
+}
+
+Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto job = std::make_shared<Job>();
+  job->sync = true;
+  // The JS thread blocks until completion, so the arrays cannot be collected meanwhile.
+  std::vector<EntryPtr> entries =
+      ReadRequests(env, info[0].As<Napi::Array>(), info[1].ToBoolean(), job, false);
+  Status status = engine_ ? engine_->Enqueue(std::move(entries))
+                          : Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  if (!status.ok()) {
+    StatusToError(env, status).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  std::unique_lock<std::mutex> lock(job->mu);
+  job->cv.wait(lock, [&] { return job->remaining == 0; });
+  if (!job->error.ok()) {
+    StatusToError(env, job->error).ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return JobResults(env, *job);
+}
+
+Napi::Value EngineWrap::Shutdown(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+  if (stopped_ || !engine_) {
+    deferred.Resolve(env.Undefined());
+    return deferred.Promise();
+  }
+  shutdown_waiters_.push_back(deferred);
+  Hold(env);
+  engine_->RequestShutdown();
+  return deferred.Promise();
+}
+
+void EngineWrap::Finish(EntryPtr entry, const Status& status) {
+  JobPtr job = std::static_pointer_cast<Job>(entry->owner);
+  entry->owner.reset();
+  const int index = entry->index;
+  bool complete;
+  {
+    std::lock_guard<std::mutex> lock(job->mu);
+    job->done[index] = std::move(entry);
+    if (!status.ok() && job->error.ok()) job->error = status;
+    complete = --job->remaining == 0;
+  }
+  if (!complete) return;
+  if (job->sync) {
+    job->cv.notify_all();
+  } else {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    batch_.push_back(std::move(job));
+  }
+}
+
+void EngineWrap::EndOfCycle() {
+  std::vector<JobPtr> jobs;
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    if (batch_.empty()) return;
+    jobs.swap(batch_);
+  }
+  Send(new Delivery{std::move(jobs), std::nullopt, std::nullopt});
+}
+
+void EngineWrap::Started(const Status& status) {
+  Send(new Delivery{{}, status, std::nullopt});
+}
+
+void EngineWrap::Stopped(const Status& status) {
+  EndOfCycle();
+  Send(new Delivery{{}, std::nullopt, status});
+}
+
+void EngineWrap::Send(Delivery* delivery) {
+  if (tsfn_.BlockingCall(delivery) != napi_ok) {
+    for (JobPtr& job : delivery->jobs) job->ForgetPinned();
+    delete delivery;
+  }
+}
+
+void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* delivery) {
+  std::unique_ptr<Delivery> d(delivery);
+  if (env == nullptr) {  // the environment is going away: just free
+    for (JobPtr& job : d->jobs) job->ForgetPinned();
+    return;
+  }
+  Napi::HandleScope scope(env);
+  for (JobPtr& job : d->jobs) {
+    if (job->error.ok()) {
+      job->deferred->Resolve(JobResults(env, *job));
+    } else {
+      job->deferred->Reject(StatusToError(env, job->error).Value());
+    }
+    job->pinned.clear();
+    wrap->Release(env);
+  }
+  if (d->started) {
+    if (d->started->ok()) {
+      wrap->start_deferred_->Resolve(wrap->Value());
+    } else {
+      wrap->start_deferred_->Reject(StatusToError(env, *d->started).Value());
+    }
+    wrap->start_deferred_.reset();
+    wrap->Release(env);
+  }
+  if (d->stopped) {
+    wrap->stopped_ = true;
+    wrap->Teardown();
+    for (auto& waiter : wrap->shutdown_waiters_) {
+      waiter.Resolve(env.Undefined());
+      wrap->Release(env);
+    }
+    wrap->shutdown_waiters_.clear();
+    wrap->tsfn_open_ = false;
+    wrap->tsfn_.Release();
+    wrap->self_.Reset();
+  }
+}
+
+}  // namespace kolo

@@ -1,0 +1,68 @@
+// The JS object behind `startEngine`: owns one Engine, its completion sink and the single
+// thread-safe function through which every async completion reaches JS, batched per cycle.
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "binding/job.h"
+#include "engine/engine.h"
+#include "rendezvous/store.h"
+
+namespace kolo {
+
+// What one trip through the thread-safe function carries.
+struct Delivery {
+  std::vector<JobPtr> jobs;
+  std::optional<Status> started;
+  std::optional<Status> stopped;
+};
+
+class EngineWrap;
+void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* delivery);
+using CompletionFn = Napi::TypedThreadSafeFunction<EngineWrap, Delivery, DeliverToJs>;
+
+class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
+ public:
+  static Napi::Function Define(Napi::Env env);
+  EngineWrap(const Napi::CallbackInfo& info);
+  ~EngineWrap() override;
+
+  // Starts the engine described by a NativeEngineConfig; resolves with this object.
+  void Start(Napi::Env env, const Napi::Object& config, Napi::Promise::Deferred deferred);
+
+  // CompletionSink (engine thread).
+  void Finish(EntryPtr entry, const Status& status) override;
+  void EndOfCycle() override;
+  void Started(const Status& status) override;
+  void Stopped(const Status& status) override;
+
+ private:
+  friend void DeliverToJs(Napi::Env, Napi::Function, EngineWrap*, Delivery*);
+  Napi::Value Enqueue(const Napi::CallbackInfo& info);
+  Napi::Value EnqueueSync(const Napi::CallbackInfo& info);
+  Napi::Value Shutdown(const Napi::CallbackInfo& info);
+  void Send(Delivery* delivery);
+  void Hold(Napi::Env env);
+  void Release(Napi::Env env);
+  void Teardown();
+
+  std::unique_ptr<Engine> engine_;
+  CompletionFn tsfn_;
+  std::mutex batch_mu_;
+  std::vector<JobPtr> batch_;
+  bool tsfn_open_ = false;
+
+  // Main thread only.
+  int holds_ = 0;
+  bool stopped_ = false;
+  std::optional<Napi::Promise::Deferred> start_deferred_;
+  std::vector<Napi::Promise::Deferred> shutdown_waiters_;
+  Napi::ObjectReference self_;
+};
+
+}  // namespace kolo

@@ -1,0 +1,79 @@
+// Shared vocabulary of the engine: data types, request kinds, reductions and statuses.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kolo {
+
+enum class DataType : uint8_t {
+  kFloat32 = 0,
+  kFloat64 = 1,
+  kInt32 = 2,
+  kInt64 = 3,
+  kUint8 = 4,
+  kInt8 = 5,
+  kFloat16 = 6,
+};
+constexpr int kNumDataTypes = 7;
+
+enum class RequestType : uint8_t {
+  kAllreduce = 0,
+  kAllgather = 1,
+  kBroadcast = 2,
+  kAlltoall = 3,
+  kReducescatter = 4,
+  kBarrier = 5,
+  kJoin = 6,
+  kError = 7,  // responses only
+};
+constexpr int kNumRequestTypes = 7;
+
+// Numbered as Horovod's ReduceOp so mismatch messages print the same integers.
+enum class ReduceOp : uint8_t {
+  kAverage = 0,
+  kSum = 1,
+  kMin = 3,
+  kMax = 4,
+  kProduct = 5,
+};
+
+enum class StatusCode : uint8_t {
+  kOk = 0,
+  kShutDown,
+  kMismatch,
+  kDuplicateName,
+  kTimeout,
+  kCommunication,
+  kUnsupported,
+  kInternal,
+};
+
+struct Status {
+  StatusCode code = StatusCode::kOk;
+  std::string message;
+  int failed_rank = -1;
+
+  bool ok() const { return code == StatusCode::kOk; }
+  static Status Ok() { return {}; }
+  static Status Error(StatusCode code, std::string message, int failed_rank = -1) {
+    return Status{code, std::move(message), failed_rank};
+  }
+};
+
+size_t DataTypeSize(DataType dtype);
+const char* DataTypeName(DataType dtype);
+// Upper-case names as Horovod prints them in messages, e.g. "ALLREDUCE".
+const char* RequestTypeName(RequestType type);
+// Lower-case names as JS sees them, e.g. "allreduce".
+const char* RequestTypeJsName(RequestType type);
+const char* ReduceOpJsName(ReduceOp op);
+const char* StatusCodeName(StatusCode code);
+bool IsValidReduceOp(int value);
+
+int64_t NumElements(const std::vector<int64_t>& shape);
+std::string ShapeString(const std::vector<int64_t>& shape);
+
+}  // namespace kolo

@@ -1,0 +1,222 @@
+#include "engine/engine.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "engine/kernels.h"
+
+namespace kolo {
+
+std::string ShutDownMessage() {
+  return "Kolo has been shut down. This was caused by a call to shutdown() on one of the ranks "
+         "(every rank stops together) or an exception in the background thread. Call init() "
+         "again to start a new engine.";
+}
+
+Engine::Engine(EngineConfig config, Connector connect, CompletionSink* sink)
+    : config_(config), connect_(std::move(connect)), sink_(sink) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+Engine::~Engine() {
+  RequestShutdown();
+  Join();
+}
+
+void Engine::RequestShutdown() { shutdown_requested_ = true; }
+
+void Engine::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+Status Engine::Enqueue(std::vector<EntryPtr> entries) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (stopped_) return final_status_;
+  if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  return queue_.Add(std::move(entries));
+}
+
+void Engine::Run() {
+  try {
+    connection_ = connect_();
+    if (config_.rank == 0) {
+      coordinator_ = std::make_unique<Coordinator>(config_.size, config_.fusion_threshold_bytes);
+    }
+  } catch (const std::exception& e) {
+    Status status = Status::Error(
+        StatusCode::kCommunication,
+        std::string("Kolo could not connect rank ") + std::to_string(config_.rank) + " of " +
+            std::to_string(config_.size) + " to its peers: " + e.what());
+    {
+      std::lock_guard<std::mutex> lock(state_mu_);
+      stopped_ = true;
+      final_status_ = status;
+    }
+    sink_->Started(status);
+    sink_->Stopped(status);
+    return;
+  }
+  sink_->Started(Status::Ok());
+
+  Status final_status = Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  bool clean = false;
+  try {
+    clean = !RunCycle();
+    while (!clean) clean = !RunCycle();
+  } catch (const TransportError& e) {
+    final_status = DescribeFailure(e);
+  } catch (const std::exception& e) {
+    final_status = Status::Error(StatusCode::kInternal,
+                                 std::string("Kolo's background thread failed during ") +
+                                     current_op_ + ": " + e.what());
+  }
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    stopped_ = true;
+    final_status_ = final_status;
+  }
+  Fail(queue_.TakeAll(), final_status);
+  sink_->EndOfCycle();
+  if (clean) {
+    // Let every peer read the last response before sockets close (Gloo resets on close).
+    try {
+      connection_.transport->Barrier();
+    } catch (const std::exception&) {
+    }
+  }
+  connection_.transport.reset();
+  sink_->Stopped(final_status);
+}
+
+// Returns false once every rank agreed to shut down.
+bool Engine::RunCycle() {
+  static thread_local auto next = std::chrono::steady_clock::now();
+  auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double, std::milli>(config_.cycle_time_ms));
+  auto now = std::chrono::steady_clock::now();
+  if (next > now) std::this_thread::sleep_until(next);
+  next = std::max(next + cycle, now);
+
+  RequestList mine;
+  mine.requests = queue_.PopRequests();
+  for (Request& r : mine.requests) {
+    r.rank = config_.rank;
+    if (r.type == RequestType::kJoin) joined_ = true;
+  }
+  mine.shutdown = shutdown_requested_;
+  current_op_ = "negotiation";
+  ResponseList responses = Negotiate(std::move(mine));
+  for (const Response& response : responses.responses) Perform(response);
+  sink_->EndOfCycle();
+  return !responses.shutdown;
+}
+
+ResponseList Engine::Negotiate(RequestList mine) {
+  Transport& t = *connection_.transport;
+  std::vector<std::vector<char>> all = t.GatherToRoot(Serialize(mine));
+  std::vector<char> out;
+  if (config_.rank == 0) {
+    std::vector<RequestList> lists;
+    for (const auto& bytes : all) lists.push_back(ParseRequestList(bytes));
+    out = Serialize(coordinator_->Compute(lists));
+  }
+  return ParseResponseList(t.BroadcastFromRoot(std::move(out)));
+}
+
+void Engine::Fail(std::vector<EntryPtr> entries, const Status& status) {
+  for (EntryPtr& e : entries) {
+    if (e->owner) sink_->Finish(std::move(e), status);
+  }
+}
+
+Status Engine::DescribeFailure(const TransportError& error) {
+  int failed = error.peer_rank();
+  std::string reason;
+  KeyValueStore* store = connection_.store.get();
+  if (store != nullptr) {
+    auto wait = std::chrono::milliseconds(std::min<int64_t>(3000, config_.timeout_ms));
+    try {
+      if (auto rank = store->Get(kFailureRankKey, wait)) {
+        failed = std::stoi(std::string(rank->begin(), rank->end()));
+        if (auto why = store->Get(kFailureReasonKey, std::chrono::milliseconds(500))) {
+          reason.assign(why->begin(), why->end());
+        }
+      } else if (failed >= 0 && config_.rank == 0) {
+        // Only the coordinator talks to each rank directly, so only it knows who vanished.
+        std::string r = std::to_string(failed);
+        store->Set(kFailureRankKey, std::vector<char>(r.begin(), r.end()));
+      }
+    } catch (const std::exception&) {
+      // The store may be gone too; report what the transport saw.
+    }
+  }
+  std::string msg = "Communication failure on rank " + std::to_string(config_.rank) +
+                    " during " + current_op_ + ": " + error.what() + ". ";
+  if (failed >= 0) {
+    msg += "Rank " + std::to_string(failed) + " failed first" +
+           (reason.empty() ? "" : " (" + reason + ")") + ". ";
+  }
+  msg += "Kolo stopped this job's engine on every rank; restart all ranks (resuming from your "
+         "last checkpoint).";
+  if (error.timed_out() && failed < 0) {
+    msg += " A peer stopped responding for longer than KOLO_TIMEOUT_SECONDS (" +
+           std::to_string(config_.timeout_ms / 1000) + " s).";
+    return Status::Error(StatusCode::kTimeout, msg, failed);
+  }
+  return Status::Error(StatusCode::kCommunication, msg, failed);
+}
+
+std::vector<EntryPtr> Engine::TakeEntries(const Response& response) {
+  std::vector<EntryPtr> entries;
+  for (size_t i = 0; i < response.names.size(); ++i) {
+    EntryPtr e = queue_.Take(response.names[i]);
+    if (!e) {
+      // A joined rank still takes part: it contributes zeros of the agreed size.
+      e = std::make_unique<TensorEntry>();
+      e->request.name = response.names[i];
+      e->request.dtype = response.dtype;
+      int64_t n = i < response.sizes.size() ? response.sizes[i] : 0;
+      e->request.shape = {n};
+      e->result.assign(static_cast<size_t>(n) * DataTypeSize(response.dtype), 0);
+      e->input = e->result.data();
+      e->output = e->result.data();
+    }
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+void Engine::Perform(const Response& response) {
+  const char* kind = RequestTypeName(response.type);
+  current_op_ = std::string(kind) +
+                (response.names.empty() ? "" : " of '" + response.names[0] + "'");
+  if (response.type == RequestType::kError) {
+    Fail(TakeEntries(response),
+         Status::Error(response.error_code, response.error_message));
+    return;
+  }
+  if (response.type == RequestType::kJoin) {
+    joined_ = false;
+    EntryPtr e = queue_.Take(kJoinName);
+    if (e) {
+      e->last_joined_rank = response.last_joined_rank;
+      sink_->Finish(std::move(e), Status::Ok());
+    }
+    return;
+  }
+  std::vector<EntryPtr> entries = TakeEntries(response);
+  switch (response.type) {
+    case RequestType::kAllreduce: ExecuteAllreduce(entries, response); break;
+    case RequestType::kAllgather: ExecuteAllgather(*entries[0], response); break;
+    case RequestType::kBroadcast: ExecuteBroadcast(*entries[0], response); break;
+    case RequestType::kAlltoall: ExecuteAlltoall(*entries[0], response); break;
+    case RequestType::kReducescatter: ExecuteReducescatter(*entries[0], response); break;
+    case RequestType::kBarrier: connection_.transport->Barrier(); break;
+    default: break;
+  }
+  for (EntryPtr& e : entries) {
+    if (e->owner) sink_->Finish(std::move(e), Status::Ok());
+  }
+}
+
+}  // namespace kolo

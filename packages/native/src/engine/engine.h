@@ -1,0 +1,95 @@
+// The engine: one background thread per process that, every cycle, sends this rank's new
+// requests to the coordinator, receives the agreed response list, and executes it on the
+// transport. Completions leave through a CompletionSink, batched per cycle.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "engine/coordinator.h"
+#include "engine/kv_store.h"
+#include "engine/tensor_queue.h"
+#include "transport/transport.h"
+
+namespace kolo {
+
+struct EngineConfig {
+  int rank = 0;
+  int size = 1;
+  double cycle_time_ms = 1.0;
+  int64_t fusion_threshold_bytes = 128 << 20;
+  int64_t timeout_ms = 30000;
+};
+
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  // Called on the background thread for every entry that has an owner.
+  virtual void Finish(EntryPtr entry, const Status& status) = 0;
+  // Called once after every cycle that finished something, and once when the engine stops.
+  virtual void EndOfCycle() = 0;
+  // Startup finished (ok or not); then, after the loop exits, Stopped with the final status.
+  virtual void Started(const Status& status) = 0;
+  virtual void Stopped(const Status& status) = 0;
+};
+
+// Everything the background thread builds at startup (it may block on rendezvous).
+struct Connection {
+  std::unique_ptr<KeyValueStore> store;
+  std::unique_ptr<Transport> transport;
+};
+using Connector = std::function<Connection()>;
+
+class Engine {
+ public:
+  Engine(EngineConfig config, Connector connect, CompletionSink* sink);
+  ~Engine();  // requests shutdown and joins the thread
+
+  // Queues entries (all or none). Fails at once if shut down or a name is already in flight.
+  Status Enqueue(std::vector<EntryPtr> entries);
+  // Asks every rank to stop after the current cycle. Idempotent; returns immediately.
+  void RequestShutdown();
+  // Waits for the background thread to exit.
+  void Join();
+  const EngineConfig& config() const { return config_; }
+
+ private:
+  void Run();
+  bool RunCycle();
+  ResponseList Negotiate(RequestList mine);
+  void Perform(const Response& response);
+  void Fail(std::vector<EntryPtr> entries, const Status& status);
+  Status DescribeFailure(const TransportError& error);
+  std::vector<EntryPtr> TakeEntries(const Response& response);
+
+  void ExecuteAllreduce(std::vector<EntryPtr>& entries, const Response& response);
+  void ExecuteAllgather(TensorEntry& entry, const Response& response);
+  void ExecuteBroadcast(TensorEntry& entry, const Response& response);
+  void ExecuteAlltoall(TensorEntry& entry, const Response& response);
+  void ExecuteReducescatter(TensorEntry& entry, const Response& response);
+
+  EngineConfig config_;
+  Connector connect_;
+  CompletionSink* sink_;
+  Connection connection_;
+  std::unique_ptr<Coordinator> coordinator_;
+  TensorQueue queue_;
+  std::vector<char> fusion_buffer_;
+  std::string current_op_;
+  bool joined_ = false;
+
+  std::mutex state_mu_;
+  bool stopped_ = false;
+  Status final_status_;
+  std::atomic<bool> shutdown_requested_{false};
+  std::thread thread_;
+};
+
+std::string ShutDownMessage();
+
+}  // namespace kolo

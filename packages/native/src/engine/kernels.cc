@@ -1,0 +1,94 @@
+#include "engine/kernels.h"
+
+#include <cstring>
+
+namespace kolo {
+namespace {
+
+template <typename T>
+void Scale(T* data, int64_t count, double factor) {
+  for (int64_t i = 0; i < count; ++i) data[i] = static_cast<T>(static_cast<double>(data[i]) * factor);
+}
+
+}  // namespace
+
+void ScaleBuffer(void* data, int64_t count, DataType dtype, double factor) {
+  if (factor == 1.0) return;
+  switch (dtype) {
+    case DataType::kFloat32: Scale(static_cast<float*>(data), count, factor); break;
+    case DataType::kFloat64: Scale(static_cast<double*>(data), count, factor); break;
+    case DataType::kInt32: Scale(static_cast<int32_t*>(data), count, factor); break;
+    case DataType::kInt64: Scale(static_cast<int64_t*>(data), count, factor); break;
+    case DataType::kUint8: Scale(static_cast<uint8_t*>(data), count, factor); break;
+    case DataType::kInt8: Scale(static_cast<int8_t*>(data), count, factor); break;
+    case DataType::kFloat16: {
+      auto* h = static_cast<uint16_t*>(data);
+      for (int64_t i = 0; i < count; ++i) {
+        h[i] = FloatToHalf(static_cast<float>(HalfToFloat(h[i]) * factor));
+      }
+      break;
+    }
+  }
+}
+
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      exp = 127 - 15 + 1;
+      while ((mant & 0x400) == 0) {
+        mant <<= 1;
+        --exp;
+      }
+      mant &= 0x3ff;
+      bits = sign | (exp << 23) | (mant << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000 | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+uint16_t FloatToHalf(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t exp = (bits >> 23) & 0xff;
+  uint32_t mant = bits & 0x7fffff;
+  if (exp == 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);  // inf / nan
+  int32_t e = static_cast<int32_t>(exp) - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;  // overflow to inf
+  if (e <= 0) {
+    if (e < -10) return sign;  // underflows to zero
+    mant |= 0x800000;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;
+    return sign | static_cast<uint16_t>(half);
+  }
+  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  uint32_t rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;  // round to nearest even
+  return sign | static_cast<uint16_t>(half);
+}
+
+void HalfToFloatBuffer(const uint16_t* in, float* out, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = HalfToFloat(in[i]);
+}
+
+void FloatToHalfBuffer(const float* in, uint16_t* out, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) out[i] = FloatToHalf(in[i]);
+}
+
+}  // namespace kolo

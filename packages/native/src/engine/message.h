@@ -1,0 +1,67 @@
+// Requests a rank sends to the coordinator and the responses it gets back, with a compact
+// binary encoding (both sides are the same build, so host byte order is fine).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/common.h"
+
+namespace kolo {
+
+struct Request {
+  int32_t rank = 0;
+  RequestType type = RequestType::kAllreduce;
+  DataType dtype = DataType::kFloat32;
+  std::string name;
+  std::vector<int64_t> shape;
+  ReduceOp reduce_op = ReduceOp::kSum;
+  int32_t root = 0;
+  double prescale = 1.0;
+  double postscale = 1.0;
+  std::vector<int64_t> splits;  // alltoall rows per destination; empty = even split
+  std::string group;            // non-empty for members of a grouped call
+  int32_t group_size = 0;
+};
+
+struct RequestList {
+  std::vector<Request> requests;
+  bool shutdown = false;
+};
+
+struct Response {
+  RequestType type = RequestType::kAllreduce;
+  std::vector<std::string> names;
+  // allreduce/reducescatter: elements per name. allgather: first dim per rank.
+  std::vector<int64_t> sizes;
+  DataType dtype = DataType::kFloat32;
+  ReduceOp reduce_op = ReduceOp::kSum;
+  double prescale = 1.0;
+  double postscale = 1.0;
+  int32_t root = 0;
+  // alltoall: size x size matrix of rows, row = sender, column = receiver.
+  std::vector<int64_t> splits;
+  int32_t last_joined_rank = -1;
+  StatusCode error_code = StatusCode::kOk;
+  std::string error_message;
+};
+
+struct ResponseList {
+  std::vector<Response> responses;
+  bool shutdown = false;
+};
+
+class WireError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<char> Serialize(const RequestList& list);
+std::vector<char> Serialize(const ResponseList& list);
+// Throw WireError on truncated or malformed input.
+RequestList ParseRequestList(const std::vector<char>& bytes);
+ResponseList ParseResponseList(const std::vector<char>& bytes);
+
+}  // namespace kolo

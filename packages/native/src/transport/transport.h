@@ -1,0 +1,53 @@
+// What the engine needs from a communication backend. One instance per engine generation, used
+// only from the engine's background thread, so implementations need no locking.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/common.h"
+
+namespace kolo {
+
+// A failure of the transport itself (peer gone, timeout). Ends the engine generation.
+class TransportError : public std::runtime_error {
+ public:
+  TransportError(const std::string& what, int peer_rank = -1, bool timed_out = false)
+      : std::runtime_error(what), peer_rank_(peer_rank), timed_out_(timed_out) {}
+  int peer_rank() const { return peer_rank_; }
+  bool timed_out() const { return timed_out_; }
+
+ private:
+  int peer_rank_;
+  bool timed_out_;
+};
+
+struct TransportCapabilities {
+  std::string name;
+  std::vector<DataType> reduce_dtypes;  // float16 is reduced by the engine in float32
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual TransportCapabilities Capabilities() const = 0;
+
+  // Control plane. On rank 0, returns every rank's bytes (index = rank); elsewhere empty.
+  virtual std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) = 0;
+  // Rank 0's `data` arrives on every rank.
+  virtual std::vector<char> BroadcastFromRoot(std::vector<char> data) = 0;
+
+  // Data plane. `op` is never average (the engine turns it into sum + postscale).
+  virtual void Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) = 0;
+  virtual void Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
+                          size_t element_size) = 0;
+  virtual void Broadcast(void* data, size_t bytes, int root) = 0;
+  virtual void Alltoallv(const void* input, const std::vector<int64_t>& send_counts,
+                         void* output, const std::vector<int64_t>& recv_counts,
+                         size_t element_size) = 0;
+  virtual void Barrier() = 0;
+};
+
+}  // namespace kolo
