@@ -1,0 +1,184 @@
+// Whole engines, one per thread, joined through Gloo's in-memory HashStore.
+#include <gloo/rendezvous/hash_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "engine/engine.h"
+#include "transport/gloo_transport.h"
+
+namespace kolo {
+namespace {
+
+class RecordingSink : public CompletionSink {
+ public:
+  void Finish(EntryPtr entry, const Status& status) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    statuses_[entry->request.name] = status;
+    entries_[entry->request.name] = std::move(entry);
+    cv_.notify_all();
+  }
+  void EndOfCycle() override {}
+  void Started(const Status& status) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    started_ = true;
+    cv_.notify_all();
+  }
+  void Stopped(const Status&) override {}
+
+  Status Wait(const std::string& name) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return statuses_.count(name) != 0; });
+    return statuses_[name];
+  }
+  TensorEntry& Entry(const std::string& name) { return *entries_[name]; }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool started_ = false;
+  std::map<std::string, Status> statuses_;
+  std::map<std::string, EntryPtr> entries_;
+};
+
+struct Rank {
+  RecordingSink sink;
+  std::unique_ptr<Engine> engine;
+  std::vector<std::vector<char>> buffers;
+
+  Status Submit(Request r, const void* data, size_t bytes, bool with_output = true) {
+    buffers.emplace_back(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
+    auto e = std::make_unique<TensorEntry>();
+    e->request = r;
+    e->input = buffers.back().data();
+    if (with_output) e->output = buffers.back().data();
+    e->owner = std::make_shared<int>(0);
+    std::vector<EntryPtr> v;
+    v.push_back(std::move(e));
+    return engine->Enqueue(std::move(v));
+  }
+};
+
+class EngineThreads : public ::testing::Test {
+ protected:
+  void Start(int size) {
+    store_ = std::make_shared<gloo::rendezvous::HashStore>();
+    for (int r = 0; r < size; ++r) ranks_.push_back(std::make_unique<Rank>());
+    for (int r = 0; r < size; ++r) {
+      EngineConfig config;
+      config.rank = r;
+      config.size = size;
+      config.timeout_ms = 10000;
+      auto store = store_;
+      Connector connect = [store, r, size]() {
+        GlooOptions o;
+        o.rank = r;
+        o.size = size;
+        o.hostname = "127.0.0.1";
+        o.timeout = std::chrono::milliseconds(10000);
+        gloo::rendezvous::PrefixStore prefixed("test", *store);
+        Connection c;
+        c.transport = std::make_unique<GlooTransport>(prefixed, o);
+        return c;
+      };
+      ranks_[r]->engine = std::make_unique<Engine>(config, connect, &ranks_[r]->sink);
+    }
+  }
+  void TearDown() override {
+    for (auto& r : ranks_) r->engine->RequestShutdown();
+    for (auto& r : ranks_) r->engine->Join();
+  }
+  std::shared_ptr<gloo::rendezvous::HashStore> store_;
+  std::vector<std::unique_ptr<Rank>> ranks_;
+};
+
+Request Allreduce(const std::string& name, DataType dtype, int64_t n, ReduceOp op) {
+  Request r;
+  r.type = RequestType::kAllreduce;
+  r.name = name;
+  r.dtype = dtype;
+  r.shape = {n};
+  r.reduce_op = op;
+  return r;
+}
+
+}  // namespace
+
+TEST_F(EngineThreads, SumAndTruncatingIntegerAverageOverThreeRanks) {
+  Start(3);
+  for (int r = 0; r < 3; ++r) {
+    float f[2] = {1.0f * (r + 1), 0.5f};
+    ASSERT_TRUE(ranks_[r]->Submit(Allreduce("f", DataType::kFloat32, 2, ReduceOp::kSum), f,
+                                  sizeof f).ok());
+    int32_t i[2] = {r, -r};  // sums 3 and -3; average 1 and -1 (truncated)
+    ASSERT_TRUE(ranks_[r]->Submit(Allreduce("i", DataType::kInt32, 2, ReduceOp::kAverage), i,
+                                  sizeof i).ok());
+  }
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(ranks_[r]->sink.Wait("f").ok());
+    ASSERT_TRUE(ranks_[r]->sink.Wait("i").ok());
+    auto* f = static_cast<float*>(ranks_[r]->sink.Entry("f").output);
+    EXPECT_EQ(f[0], 6.0f);
+    EXPECT_EQ(f[1], 1.5f);
+    auto* i = static_cast<int32_t*>(ranks_[r]->sink.Entry("i").output);
+    EXPECT_EQ(i[0], 1);
+    EXPECT_EQ(i[1], -1);
+  }
+}
+
+TEST_F(EngineThreads, MismatchFailsOnEveryRankAndTheNextOpWorks) {
+  Start(2);
+  double d[1] = {1.0};
+  int64_t l[1] = {1};
+  ASSERT_TRUE(ranks_[0]->Submit(Allreduce("m", DataType::kFloat64, 1, ReduceOp::kSum), d, 8).ok());
+  ASSERT_TRUE(ranks_[1]->Submit(Allreduce("m", DataType::kInt64, 1, ReduceOp::kSum), l, 8).ok());
+  for (int r = 0; r < 2; ++r) {
+    Status s = ranks_[r]->sink.Wait("m");
+    EXPECT_EQ(s.code, StatusCode::kMismatch);
+    EXPECT_EQ(s.message,
+              "Mismatched data types: One rank had type float64, but another rank had type "
+              "int64.");
+  }
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(ranks_[r]->Submit(Allreduce("ok", DataType::kInt64, 1, ReduceOp::kMax), l, 8).ok());
+  }
+  for (int r = 0; r < 2; ++r) EXPECT_TRUE(ranks_[r]->sink.Wait("ok").ok());
+}
+
+TEST_F(EngineThreads, DuplicateInFlightNameFailsAtOnce) {
+  Start(2);
+  float f[1] = {1};
+  ASSERT_TRUE(ranks_[0]->Submit(Allreduce("d", DataType::kFloat32, 1, ReduceOp::kSum), f, 4).ok());
+  Status s = ranks_[0]->Submit(Allreduce("d", DataType::kFloat32, 1, ReduceOp::kSum), f, 4);
+  EXPECT_EQ(s.code, StatusCode::kDuplicateName);
+  ASSERT_TRUE(ranks_[1]->Submit(Allreduce("d", DataType::kFloat32, 1, ReduceOp::kSum), f, 4).ok());
+  EXPECT_TRUE(ranks_[0]->sink.Wait("d").ok());
+}
+
+TEST_F(EngineThreads, AllgatherWithUnevenFirstDimensions) {
+  Start(3);
+  for (int r = 0; r < 3; ++r) {
+    std::vector<int32_t> rows(static_cast<size_t>(r) * 2, r);
+    Request q;
+    q.type = RequestType::kAllgather;
+    q.name = "g";
+    q.dtype = DataType::kInt32;
+    q.shape = {r, 2};
+    ASSERT_TRUE(ranks_[r]->Submit(q, rows.data(), rows.size() * 4, false).ok());
+  }
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(ranks_[r]->sink.Wait("g").ok());
+    TensorEntry& e = ranks_[r]->sink.Entry("g");
+    EXPECT_EQ(e.result_splits, (std::vector<int64_t>{0, 1, 2}));
+    std::vector<int32_t> got(e.result.size() / 4);
+    std::memcpy(got.data(), e.result.data(), e.result.size());
+    EXPECT_EQ(got, (std::vector<int32_t>{1, 1, 2, 2, 2, 2}));
+  }
+}
+
+}  // namespace kolo
