@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { perRank, runJob } from './run-job.js';
+
+describe('negotiation by name', () => {
+  it('completes 1,000 rounds of 100 allreduces submitted in a different random order per rank', { timeout: 600_000 }, async () => {
+    const job = await runJob(2, 'stress.mjs', { timeoutMs: 580_000 });
+    expect(job.code, job.stderr).toBe(0);
+    const [a, b] = perRank(job, 'stress', 2) as { done: number; wrong: number }[];
+    expect(a).toMatchObject({ done: 100_000, wrong: 0 });
+    expect(b).toMatchObject({ done: 100_000, wrong: 0 });
+  });
+});
+
+describe('sync collectives', () => {
+  it('complete inside a synchronous function that never yields to the event loop', { timeout: 120_000 }, async () => {
+    const job = await runJob(2, 'sync.mjs');
+    expect(job.code, job.stderr).toBe(0);
+    // step s sums (0 + s) + (1 + s)
+    const seen = Array.from({ length: 10 }, (_, s) => 2 * s + 1);
+    expect(perRank(job, 'sync', 2)).toEqual([0, 1].map(() => ({ seen, gathered: [0, 1] })));
+  });
+});

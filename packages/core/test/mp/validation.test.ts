@@ -1,0 +1,43 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type JobResult, perRank, runJob } from './run-job.js';
+
+const messages: Record<string, string> = {
+  dtype: 'Mismatched data types: One rank had type float32, but another rank had type int32.',
+  operation: 'Mismatched operations: One rank did an ALLREDUCE, but another rank did an ALLGATHER.',
+  shape:
+    'Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [17, 17, 17], but another rank sent a tensor of shape [18, 18, 18].',
+  scale:
+    'Mismatched prescale and/or postscale factors: One rank sent factors (1, 0.5), but another rank sent factors (1, 1).',
+  reduceOp: 'Mismatched reduction operation: One rank sent reduction op 0, but another rank sent reduction op 1.',
+  gatherRank: 'Mismatched ALLGATHER tensor shapes: One rank sent a tensor of rank 2, but another rank sent a tensor of rank 3.',
+  gatherDim:
+    'Mismatched ALLGATHER tensor shapes: One rank sent a tensor with dimension 1 equal to 3, but another rank sent a tensor with dimension 1 equal to 4.',
+  gatherScalar: 'Process-set rank zero tried to ALLGATHER a rank-zero tensor.',
+  root: 'Mismatched BROADCAST root ranks: One rank specified root rank 0, but another rank specified root rank 1.',
+};
+
+describe('cross-rank validation on 2 workers', () => {
+  let job: JobResult;
+  beforeAll(async () => {
+    job = await runJob(2, 'mismatch.mjs');
+  }, 120_000);
+
+  it('gives every rank the same exact message, and the next op succeeds', () => {
+    expect(job.code, job.stderr).toBe(0);
+    for (const [rule, message] of Object.entries(messages)) {
+      expect(perRank(job, rule, 2), rule).toEqual([0, 1].map(() => ({ name: 'MismatchError', code: 'KOLO_MISMATCH', message })));
+      expect(perRank(job, `after.${rule}`, 2), `after ${rule}`).toEqual([[3], [3]]);
+    }
+  });
+
+  it('fails a duplicate in-flight name at once on that rank only', () => {
+    const dup = perRank(job, 'duplicate', 2) as { code: string; message: string }[];
+    for (const d of dup) {
+      expect(d.code).toBe('KOLO_DUPLICATE_NAME');
+      expect(d.message).toContain(
+        'Requested to allreduce, allgather, or broadcast a tensor with the same name as another tensor that is currently being processed.  If you want to request another tensor, use a different tensor name.',
+      );
+    }
+    expect(perRank(job, 'duplicate.first', 2)).toEqual([[2], [2]]);
+  });
+});
