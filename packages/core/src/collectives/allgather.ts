@@ -1,0 +1,111 @@
+import type { HostArray } from '@kolo/native';
+import { requireRunning, type Running } from '../runtime/runtime-state.js';
+import { checkOptions } from '../validation/check-options.js';
+import { dtypeOf } from './dtype.js';
+import { makeRequest } from './make-request.js';
+import { requestName } from './request-names.js';
+import { resultArray, resultSplits } from './result-arrays.js';
+import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import type { SameKind } from './same-kind.js';
+import { resolveShape } from './shape.js';
+
+/**
+ * Options of {@link allgather}.
+ *
+ * @example
+ * ```ts
+ * await allgather(rows, { name: 'preds', shape: [rows.length / 10, 10] });
+ * ```
+ */
+export interface AllgatherOptions {
+  /** Matches the request across ranks (`allgather.<name>`); default `allgather.noname.<n>`. */
+  readonly name?: string;
+  /** Logical shape; the first dimension may differ per rank, the others must match. */
+  readonly shape?: readonly number[];
+}
+
+/**
+ * A gathered array and its shape.
+ *
+ * @example
+ * ```ts
+ * const { data, shape }: ShapedResult<Float32Array> = await allgather(x);
+ * ```
+ */
+export interface ShapedResult<T extends HostArray> {
+  readonly data: SameKind<T>;
+  readonly shape: number[];
+}
+
+function planAllgather(
+  running: Running,
+  input: unknown,
+  options: unknown,
+): Plan<ShapedResult<HostArray>> {
+  const o = checkOptions(options as AllgatherOptions | undefined, {
+    opName: 'allgather',
+    allowed: ['name', 'shape'],
+  });
+  const dtype = dtypeOf(input, 'data');
+  const data = input as HostArray;
+  const shape = resolveShape(o.shape, { length: data.length, needsDim0: true });
+  const name = requestName(running.counters, { op: 'allgather', name: o.name });
+  const request = makeRequest(running.binding, {
+    type: 'allgather',
+    name,
+    dtype,
+    shape,
+    input: data,
+  });
+  const size = running.config.engine.size;
+  return {
+    requests: [request],
+    grouped: false,
+    finish: (results) => {
+      const rows = resultSplits(results[0], { size, opName: name }).reduce((a, b) => a + b, 0);
+      const outShape = [rows, ...shape.slice(1)];
+      const length = outShape.reduce((a, b) => a * b, 1);
+      return { data: resultArray(results[0], { dtype, length, opName: name }), shape: outShape };
+    },
+  };
+}
+
+/**
+ * Concatenates every rank's `data` along the first dimension, in rank order. The first dimension
+ * may differ per rank. Do not modify `data` until the promise settles.
+ *
+ * @example
+ * ```ts
+ * const { data, shape } = await allgather(new Float32Array([rank(), rank()]), { shape: [1, 2] });
+ * // shape: [size(), 2]
+ * ```
+ */
+export function allgather<T extends HostArray>(
+  data: T,
+  options?: AllgatherOptions,
+): Promise<ShapedResult<T>> {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  const plan = planAllgather(running, data, options);
+  return runAsync(step(plan), { running, stack }) as Promise<ShapedResult<T>>;
+}
+
+/**
+ * Like {@link allgather} but **blocks the JS thread** until the result is ready.
+ *
+ * @example
+ * ```ts
+ * const { data } = allgatherSync(new Int32Array([rank()]));
+ * ```
+ */
+export function allgatherSync<T extends HostArray>(
+  data: T,
+  options?: AllgatherOptions,
+): ShapedResult<T> {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  return runSync(step(planAllgather(running, data, options)), {
+    running,
+    stack,
+  }) as ShapedResult<T>;
+}

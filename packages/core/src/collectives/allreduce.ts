@@ -1,0 +1,88 @@
+import type { HostArray } from '@kolo/native';
+import { requireRunning, type Running } from '../runtime/runtime-state.js';
+import { checkOptions } from '../validation/check-options.js';
+import { allreduceMember, reductionOf } from './allreduce-member.js';
+import type { ReduceOpName } from './reduce-op.js';
+import { requestName } from './request-names.js';
+import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import type { SameKind } from './same-kind.js';
+
+/**
+ * Options of {@link allreduce}.
+ *
+ * @example
+ * ```ts
+ * const options: AllreduceOptions<Float32Array> = { name: 'grad', op: 'sum', output: grad };
+ * ```
+ */
+export interface AllreduceOptions<T extends HostArray = HostArray> {
+  /** Matches the request across ranks (`allreduce.<name>`); default `allreduce.noname.<n>`. */
+  readonly name?: string;
+  /** The reduction; default `average`, as Horovod (integer dtypes truncate toward zero). */
+  readonly op?: ReduceOpName;
+  /** Multiplies each input before the reduction (e.g. to avoid float16 overflow). */
+  readonly prescaleFactor?: number;
+  /** Multiplies the reduced result. */
+  readonly postscaleFactor?: number;
+  /** Logical shape, checked against the other ranks; default `[data.length]`. */
+  readonly shape?: readonly number[];
+  /** Where the result goes (same type and length); pass `data` itself to reduce in place. */
+  readonly output?: T | SameKind<T>;
+}
+
+/** The keys of {@link AllreduceOptions}, for misspelling checks. */
+const allreduceOptionKeys = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 'shape', 'output'];
+
+function planAllreduce(running: Running, data: unknown, options: unknown): Plan<HostArray> {
+  const o = checkOptions(options as AllreduceOptions | undefined, {
+    opName: 'allreduce',
+    allowed: allreduceOptionKeys,
+  });
+  const member = allreduceMember(running, {
+    data,
+    shape: o.shape,
+    output: o.output,
+    reduction: reductionOf(running, o),
+    labels: { data: 'data', shape: 'shape', output: 'output' },
+  });
+  const name = requestName(running.counters, { op: 'allreduce', name: o.name });
+  return { requests: [member.request(name)], grouped: false, finish: () => member.output };
+}
+
+/**
+ * Reduces `data` across all ranks (default: average) and resolves with the result, a new array
+ * of the same type unless `output` is given. Do not modify `data` (or `output`) until the promise
+ * settles: the engine reads and writes them in the background.
+ *
+ * @example
+ * ```ts
+ * const mean = await allreduce(new Float32Array([rank()]), { name: 'r' });
+ * ```
+ */
+export function allreduce<T extends HostArray>(
+  data: T,
+  options?: AllreduceOptions<T>,
+): Promise<SameKind<T>> {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  const plan = planAllreduce(running, data, options);
+  return runAsync(step(plan), { running, stack }) as Promise<SameKind<T>>;
+}
+
+/**
+ * Like {@link allreduce} but **blocks the JS thread** until the result is ready. For code that
+ * must stay synchronous, such as tfjs's `optimizer.applyGradients` inside `model.fit`.
+ *
+ * @example
+ * ```ts
+ * allreduceSync(grads, { name: 'grads', output: grads }); // in place, blocking
+ * ```
+ */
+export function allreduceSync<T extends HostArray>(
+  data: T,
+  options?: AllreduceOptions<T>,
+): SameKind<T> {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  return runSync(step(planAllreduce(running, data, options)), { running, stack }) as SameKind<T>;
+}

@@ -1,0 +1,57 @@
+import { requireRunning, type Running } from '../runtime/runtime-state.js';
+import { checkOptions } from '../validation/check-options.js';
+import { makeRequest } from './make-request.js';
+import { requestName } from './request-names.js';
+import { runAsync, runSync, step, type Plan } from './run-plan.js';
+
+/**
+ * Options of {@link barrier}.
+ *
+ * @example
+ * ```ts
+ * await barrier({ name: 'after-checkpoint' });
+ * ```
+ */
+export interface BarrierOptions {
+  /** Matches the barrier across ranks (`barrier.<name>`); default `barrier.noname.<n>`. */
+  readonly name?: string;
+}
+
+function planBarrier(running: Running, options: unknown): Plan<void> {
+  const o = checkOptions(options as BarrierOptions | undefined, {
+    opName: 'barrier',
+    allowed: ['name'],
+  });
+  const name = requestName(running.counters, { op: 'barrier', name: o.name });
+  const request = makeRequest(running.binding, { type: 'barrier', name });
+  return { requests: [request], grouped: false, finish: () => undefined };
+}
+
+/**
+ * Resolves once every rank has reached the barrier with the same name.
+ *
+ * @example
+ * ```ts
+ * if (rank() === 0) await writeCheckpoint();
+ * await barrier({ name: 'checkpoint' });
+ * ```
+ */
+export function barrier(options?: BarrierOptions): Promise<void> {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  return runAsync(step(planBarrier(running, options)), { running, stack });
+}
+
+/**
+ * Like {@link barrier} but **blocks the JS thread** until every rank has arrived.
+ *
+ * @example
+ * ```ts
+ * barrierSync();
+ * ```
+ */
+export function barrierSync(options?: BarrierOptions): void {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  runSync(step(planBarrier(running, options)), { running, stack });
+}

@@ -1,0 +1,96 @@
+import type { HostArray, NativeBinding } from '@kolo/native';
+import { UnsupportedError } from '../errors/unsupported-error.js';
+import { invalidArgument } from '../validation/invalid-argument.js';
+
+/**
+ * Element types Kolo moves. `float16` travels in a Uint16Array (raw IEEE half bits).
+ *
+ * @example
+ * ```ts
+ * const dtype: DtypeName = dtypeOf(new Uint16Array(2), 'data'); // 'float16'
+ * ```
+ */
+export type DtypeName = 'float32' | 'float64' | 'int32' | 'int64' | 'uint8' | 'int8' | 'float16';
+
+/** The array class that holds each dtype. */
+export const arrayClassOf = {
+  float32: Float32Array,
+  float64: Float64Array,
+  int32: Int32Array,
+  int64: BigInt64Array,
+  uint8: Uint8Array,
+  int8: Int8Array,
+  float16: Uint16Array,
+} as const;
+
+const dtypeByTag: Readonly<Record<string, DtypeName>> = {
+  '[object Float32Array]': 'float32',
+  '[object Float64Array]': 'float64',
+  '[object Int32Array]': 'int32',
+  '[object BigInt64Array]': 'int64',
+  '[object Uint8Array]': 'uint8',
+  '[object Int8Array]': 'int8',
+  '[object Uint16Array]': 'float16',
+};
+
+const accepted =
+  'a Float32Array, Float64Array, Int32Array, BigInt64Array, Uint8Array, Int8Array or Uint16Array (float16)';
+
+/**
+ * The dtype of a TypedArray, from its class (also across realms and for Buffer, a Uint8Array).
+ * A Uint16Array always means float16 storage: there is no uint16 dtype. Throws a TypeError for
+ * anything else.
+ *
+ * @example
+ * ```ts
+ * dtypeOf(new Float32Array(4), 'data'); // 'float32'
+ * dtypeOf([1, 2], 'data');              // TypeError: Expected a Float32Array, … for data but received [1, 2]
+ * ```
+ */
+export function dtypeOf(value: unknown, name: string): DtypeName {
+  const dtype = ArrayBuffer.isView(value)
+    ? dtypeByTag[Object.prototype.toString.call(value)]
+    : undefined;
+  if (dtype === undefined) throw invalidArgument({ what: accepted, name, value });
+  return dtype;
+}
+
+/**
+ * The engine's numeric id of a dtype, read from the binding's constants.
+ *
+ * @example
+ * ```ts
+ * const id = dtypeId(binding, 'float32');
+ * ```
+ */
+export function dtypeId(binding: NativeBinding, dtype: DtypeName): number {
+  const id = binding.constants.dtypes[dtype];
+  if (id === undefined) {
+    throw new UnsupportedError(`This build of the Kolo engine does not support dtype ${dtype}.`);
+  }
+  return id;
+}
+
+/**
+ * A new zeroed array of `dtype` with `length` elements.
+ *
+ * @example
+ * ```ts
+ * allocate('int64', 3); // BigInt64Array(3) [0n, 0n, 0n]
+ * ```
+ */
+export function allocate(dtype: DtypeName, length: number): HostArray {
+  return new arrayClassOf[dtype](length);
+}
+
+/**
+ * Views engine result bytes as an array of `dtype`.
+ *
+ * @example
+ * ```ts
+ * viewResult('float32', new ArrayBuffer(8)); // Float32Array(2)
+ * ```
+ */
+export function viewResult(dtype: DtypeName, bytes: ArrayBuffer): HostArray {
+  return new arrayClassOf[dtype](bytes);
+}

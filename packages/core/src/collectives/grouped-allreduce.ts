@@ -1,0 +1,108 @@
+import type { HostArray, NativeRequest } from '@kolo/native';
+import { requireRunning, type Running } from '../runtime/runtime-state.js';
+import { checkOptions } from '../validation/check-options.js';
+import { invalidArgument } from '../validation/invalid-argument.js';
+import { allreduceMember, reductionOf } from './allreduce-member.js';
+import type { ReduceOpName } from './reduce-op.js';
+import { groupMemberNames, requestName } from './request-names.js';
+import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import type { SameKind } from './same-kind.js';
+
+/**
+ * Options of {@link groupedAllreduce}; one reduction for the whole group.
+ *
+ * @example
+ * ```ts
+ * await groupedAllreduce(grads, { name: 'step', op: 'average', outputs: grads });
+ * ```
+ */
+export interface GroupedAllreduceOptions {
+  /** Base name (`grouped_allreduce.<name>`); members are `<base>_<i>of<n>`. */
+  readonly name?: string;
+  /** The reduction; default `average`. */
+  readonly op?: ReduceOpName;
+  /** Multiplies each input before the reduction. */
+  readonly prescaleFactor?: number;
+  /** Multiplies each reduced result. */
+  readonly postscaleFactor?: number;
+  /** Per-array logical shapes (entries may be undefined); default each `[length]`. */
+  readonly shapes?: readonly (readonly number[] | undefined)[];
+  /** Per-array outputs (entries may be undefined); an array itself means in place. */
+  readonly outputs?: readonly (HostArray | undefined)[];
+}
+
+const allowed = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 'shapes', 'outputs'];
+
+function perArray(value: unknown, count: number, name: string): readonly unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length !== count) {
+    throw invalidArgument({ what: `an array of ${count} entries (one per array)`, name, value });
+  }
+  return value;
+}
+
+function planGrouped(running: Running, arrays: unknown, options: unknown): Plan<HostArray[]> {
+  const o = checkOptions(options as GroupedAllreduceOptions | undefined, {
+    opName: 'groupedAllreduce',
+    allowed,
+  });
+  if (!Array.isArray(arrays) || arrays.length === 0) {
+    throw invalidArgument({
+      what: 'a non-empty array of TypedArrays',
+      name: 'arrays',
+      value: arrays,
+    });
+  }
+  const shapes = perArray(o.shapes, arrays.length, 'shapes');
+  const outputs = perArray(o.outputs, arrays.length, 'outputs');
+  const reduction = reductionOf(running, o);
+  const members = (arrays as unknown[]).map((data, i) =>
+    allreduceMember(running, {
+      data,
+      shape: shapes[i],
+      output: outputs[i],
+      reduction,
+      labels: { data: `arrays[${i}]`, shape: `shapes[${i}]`, output: `outputs[${i}]` },
+    }),
+  );
+  const base = requestName(running.counters, { op: 'grouped_allreduce', name: o.name });
+  const names = groupMemberNames(base, members.length);
+  const requests: NativeRequest[] = members.map((m, i) => m.request(names[i] ?? base));
+  return { requests, grouped: true, opName: base, finish: () => members.map((m) => m.output) };
+}
+
+/**
+ * Allreduces several arrays as one group: negotiated together and completed together (Horovod's
+ * grouped allreduce). Resolves with one result per array, in order.
+ *
+ * @example
+ * ```ts
+ * const [w, b] = await groupedAllreduce([gradW, gradB], { name: 'layer1' });
+ * ```
+ */
+export function groupedAllreduce<T extends HostArray>(
+  arrays: readonly T[],
+  options?: GroupedAllreduceOptions,
+): Promise<SameKind<T>[]> {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  const plan = planGrouped(running, arrays, options);
+  return runAsync(step(plan), { running, stack }) as Promise<SameKind<T>[]>;
+}
+
+/**
+ * Like {@link groupedAllreduce} but **blocks the JS thread** until every result is ready.
+ *
+ * @example
+ * ```ts
+ * const [w, b] = groupedAllreduceSync([gradW, gradB], { outputs: [gradW, gradB] });
+ * ```
+ */
+export function groupedAllreduceSync<T extends HostArray>(
+  arrays: readonly T[],
+  options?: GroupedAllreduceOptions,
+): SameKind<T>[] {
+  const stack = new Error().stack;
+  const running = requireRunning();
+  return runSync(step(planGrouped(running, arrays, options)), { running, stack }) as SameKind<T>[];
+}

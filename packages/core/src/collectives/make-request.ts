@@ -1,0 +1,61 @@
+import type { HostArray, NativeBinding, NativeRequest } from '@kolo/native';
+import { UnsupportedError } from '../errors/unsupported-error.js';
+import { dtypeId, type DtypeName } from './dtype.js';
+import { reduceOpId } from './reduce-op.js';
+
+/** The request kinds the engine knows. */
+export type RequestTypeName =
+  | 'allreduce'
+  | 'allgather'
+  | 'broadcast'
+  | 'alltoall'
+  | 'reducescatter'
+  | 'barrier'
+  | 'join';
+
+/** The fields a collective sets; the rest get neutral defaults. */
+export interface RequestFields {
+  readonly type: RequestTypeName;
+  readonly name: string;
+  /** Default `uint8` (for barrier and join, which move no data). */
+  readonly dtype?: DtypeName;
+  readonly shape?: readonly number[];
+  /** Engine id of the reduction; default the id of `sum`. */
+  readonly reduceOp?: number;
+  readonly root?: number;
+  readonly prescale?: number;
+  readonly postscale?: number;
+  readonly splits?: readonly number[];
+  readonly input?: HostArray;
+  readonly output?: HostArray;
+}
+
+/**
+ * Builds a NativeRequest, reading every numeric id (request type, dtype, reduction) from the
+ * binding's constants.
+ *
+ * @example
+ * ```ts
+ * makeRequest(binding, { type: 'barrier', name: 'barrier.noname.0' });
+ * ```
+ */
+export function makeRequest(binding: NativeBinding, fields: RequestFields): NativeRequest {
+  const { constants } = binding;
+  const type = constants.requestTypes[fields.type];
+  if (type === undefined) {
+    throw new UnsupportedError(`This build of the Kolo engine does not support ${fields.type}.`);
+  }
+  return {
+    type,
+    name: fields.name,
+    dtype: dtypeId(binding, fields.dtype ?? 'uint8'),
+    shape: fields.shape ?? [],
+    reduceOp: fields.reduceOp ?? reduceOpId(binding, { op: 'sum' }),
+    root: fields.root ?? 0,
+    prescale: fields.prescale ?? 1,
+    postscale: fields.postscale ?? 1,
+    splits: fields.splits ?? [],
+    ...(fields.input === undefined ? {} : { input: fields.input }),
+    ...(fields.output === undefined ? {} : { output: fields.output }),
+  };
+}

@@ -1,0 +1,38 @@
+import { expectNonEmptyString } from '../validation/checks.js';
+
+/**
+ * The engine-wide name of a request, as Horovod builds them: `<op>.<name>` when named, else
+ * `<op>.noname.<n>` with a per-op counter (starting at 0 every generation). Unnamed requests
+ * therefore only match across ranks when every rank issues the same sequence of them.
+ *
+ * @example
+ * ```ts
+ * const counters = new Map<string, number>();
+ * requestName(counters, { op: 'allreduce' });               // 'allreduce.noname.0'
+ * requestName(counters, { op: 'allreduce', name: 'grad' }); // 'allreduce.grad'
+ * ```
+ */
+export function requestName(
+  counters: Map<string, number>,
+  request: { readonly op: string; readonly name?: unknown },
+): string {
+  if (request.name !== undefined) {
+    return `${request.op}.${expectNonEmptyString(request.name, 'name')}`;
+  }
+  const n = counters.get(request.op) ?? 0;
+  counters.set(request.op, n + 1);
+  return `${request.op}.noname.${n}`;
+}
+
+/**
+ * Member names of a group: `<base>_<i>of<n>`, 1-based, as Horovod's grouped ops.
+ *
+ * @example
+ * ```ts
+ * groupMemberNames('grouped_allreduce.noname.0', 2);
+ * // ['grouped_allreduce.noname.0_1of2', 'grouped_allreduce.noname.0_2of2']
+ * ```
+ */
+export function groupMemberNames(base: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${base}_${i + 1}of${count}`);
+}

@@ -1,0 +1,73 @@
+import type { NativeStoreConfig } from '@kolo/native';
+
+/**
+ * Everything `init()` can be told explicitly. Each field overrides the environment; fields left
+ * out come from `KOLO_*`, then compatible launcher variables, then the defaults.
+ *
+ * @example
+ * ```ts
+ * await init({ cycleTimeMs: 2, fusionThresholdBytes: 64 * 1024 * 1024 });
+ * ```
+ */
+export interface ConfigOptions {
+  /** This process's rank in the job, in [0, size). */
+  readonly rank?: number;
+  /** Number of processes in the job. */
+  readonly size?: number;
+  /** Rank among the processes on this host. */
+  readonly localRank?: number;
+  /** Number of processes on this host. */
+  readonly localSize?: number;
+  /** Index of this host among the hosts (Horovod's cross rank). */
+  readonly crossRank?: number;
+  /** Number of hosts. */
+  readonly crossSize?: number;
+  /** Where ranks meet: a TCP store (`kolorun`'s) or a shared directory. */
+  readonly store?: NativeStoreConfig;
+  /** Names this job in store keys, so several jobs can share one store. */
+  readonly jobId?: string;
+  /** Address the transport binds to; empty means `iface` or the host name. */
+  readonly hostname?: string;
+  /** Network interface for the transport, e.g. `eth0`. */
+  readonly iface?: string;
+  /** Milliseconds between engine cycles; lower adds CPU, higher adds latency. */
+  readonly cycleTimeMs?: number;
+  /** Largest fused allreduce buffer in bytes; 0 disables fusion. */
+  readonly fusionThresholdBytes?: number;
+  /** How long a rendezvous or a collective may wait for peers before failing. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The keys of {@link ConfigOptions}, for misspelling checks.
+ *
+ * @example
+ * ```ts
+ * configOptionKeys.includes('timeoutMs'); // true
+ * ```
+ */
+export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
+  'rank',
+  'size',
+  'localRank',
+  'localSize',
+  'crossRank',
+  'crossSize',
+  'store',
+  'jobId',
+  'hostname',
+  'iface',
+  'cycleTimeMs',
+  'fusionThresholdBytes',
+  'timeoutMs',
+];
+
+/**
+ * The environment as `resolveConfig` reads it (a plain map such as `process.env`).
+ *
+ * @example
+ * ```ts
+ * resolveConfig({}, { KOLO_RANK: '0', KOLO_SIZE: '1' } satisfies Env);
+ * ```
+ */
+export type Env = Readonly<Record<string, string | undefined>>;

@@ -1,0 +1,24 @@
+/**
+ * Every default Kolo's configuration uses, in one place.
+ *
+ * @example
+ * ```ts
+ * configDefaults.fusionThresholdBytes; // 134217728 (128 MiB, as Horovod)
+ * ```
+ */
+export const configDefaults = {
+  /** Horovod's `HOROVOD_CYCLE_TIME` default. */
+  cycleTimeMs: 1,
+  /** Horovod's `HOROVOD_FUSION_THRESHOLD` default, 128 MiB. */
+  fusionThresholdBytes: 128 * 1024 * 1024,
+  /** Horovod's `HOROVOD_GLOO_TIMEOUT_SECONDS` default, 30 s. */
+  timeoutMs: 30_000,
+  hostname: '',
+  iface: '',
+  /** Job id when no launcher names one. */
+  jobId: 'local',
+  /** torchrun's agent owns MASTER_PORT, so Kolo's store listens one port above it. */
+  torchrunStorePortOffset: 1,
+  /** Secret of a store nobody configured one for (torchrun without KOLO_JOB_SECRET). */
+  secret: '',
+} as const;

@@ -1,0 +1,78 @@
+import type { NativeEngineConfig } from '@kolo/native';
+import { checkOptions } from '../validation/check-options.js';
+import { expectInteger } from '../validation/checks.js';
+import { configOptionKeys, type ConfigOptions, type Env } from './config-options.js';
+import { storeFromKoloEnv, storeFromOptions } from './explicit-store.js';
+import { detectLauncher, type LauncherKind } from './launcher-env.js';
+import { launcherStore, type StorePlan } from './launcher-store.js';
+import { resolveJobId } from './resolve-job-id.js';
+import { resolveTopology } from './resolve-topology.js';
+import { resolveTuning } from './resolve-tuning.js';
+
+/**
+ * Options of `resolveConfig`: the init options plus the engine generation.
+ *
+ * @example
+ * ```ts
+ * resolveConfig({ generation: 2, timeoutMs: 60_000 });
+ * ```
+ */
+export interface ResolveConfigOptions extends ConfigOptions {
+  /** How many engines this process started before; scopes store keys (`gen<N>`). Default 0. */
+  readonly generation?: number;
+}
+
+/**
+ * The resolved configuration: what the engine gets plus what the runtime must do around it.
+ *
+ * @example
+ * ```ts
+ * const { engine, launcher, hostStore }: ResolvedConfig = resolveConfig();
+ * ```
+ */
+export interface ResolvedConfig extends Omit<StorePlan, 'store'> {
+  /** Handed to `startEngine` as is. */
+  readonly engine: NativeEngineConfig;
+  /** The launcher whose environment was used. */
+  readonly launcher: LauncherKind;
+  /** The job id in store keys. */
+  readonly jobId: string;
+}
+
+/**
+ * Resolves the whole configuration in one place: explicit options > `KOLO_*` environment >
+ * compatible launcher variables (horovodrun, Open MPI/MPICH, torchrun) > defaults, validating
+ * every value with a message that names the option or variable. May create the store directory
+ * (MPI) or a temporary one (single process).
+ *
+ * @example
+ * ```ts
+ * const { engine } = resolveConfig({ cycleTimeMs: 2 }, { KOLO_RANK: '0', KOLO_SIZE: '2', KOLO_STORE_PATH: '/shared/s' });
+ * engine.storePrefix; // 'kolo/local/gen0'
+ * ```
+ */
+export function resolveConfig(
+  options: ResolveConfigOptions = {},
+  env: Env = process.env,
+): ResolvedConfig {
+  const checked = checkOptions(options, {
+    opName: 'init',
+    allowed: [...configOptionKeys, 'generation'],
+  });
+  const generation = expectInteger(checked.generation ?? 0, { name: 'generation', min: 0 });
+  const launcher = detectLauncher(env);
+  const topology = resolveTopology(checked, { env, launcher });
+  const { jobId, found } = resolveJobId(checked, { env, launcher });
+  const explicit =
+    checked.store !== undefined ? storeFromOptions(checked.store) : storeFromKoloEnv(env);
+  const plan: StorePlan = explicit
+    ? { store: explicit }
+    : launcherStore({ env, launcher, topology, jobId, jobIdFound: found });
+  const engine: NativeEngineConfig = {
+    ...topology,
+    ...resolveTuning(checked, env),
+    store: plan.store,
+    storePrefix: `kolo/${jobId}/gen${generation}`,
+  };
+  return { ...plan, engine, launcher, jobId };
+}

@@ -1,0 +1,49 @@
+import { envField, firstField, optionField, toInteger, toNumber, toText } from './config-field.js';
+import type { ConfigOptions, Env } from './config-options.js';
+import { configDefaults } from './defaults.js';
+
+/** The engine's tuning and network settings. */
+export interface Tuning {
+  readonly cycleTimeMs: number;
+  readonly fusionThresholdBytes: number;
+  readonly timeoutMs: number;
+  readonly hostname: string;
+  readonly iface: string;
+}
+
+/**
+ * Resolves tuning and network settings: options > `KOLO_*` > Horovod names > defaults.
+ * `KOLO_CYCLE_TIME`/`HOROVOD_CYCLE_TIME` are milliseconds, `KOLO_FUSION_THRESHOLD`/
+ * `HOROVOD_FUSION_THRESHOLD` bytes, `KOLO_TIMEOUT_SECONDS`/`HOROVOD_GLOO_TIMEOUT_SECONDS` seconds.
+ *
+ * @example
+ * ```ts
+ * resolveTuning({}, { HOROVOD_FUSION_THRESHOLD: '0' }).fusionThresholdBytes; // 0
+ * ```
+ */
+export function resolveTuning(options: ConfigOptions, env: Env): Tuning {
+  const pick = (key: keyof ConfigOptions, names: string[]) =>
+    firstField(optionField(options, key), envField(env, names));
+  const cycle = pick('cycleTimeMs', ['KOLO_CYCLE_TIME', 'HOROVOD_CYCLE_TIME']);
+  const fusion = pick('fusionThresholdBytes', [
+    'KOLO_FUSION_THRESHOLD',
+    'HOROVOD_FUSION_THRESHOLD',
+  ]);
+  const timeoutOption = optionField(options, 'timeoutMs');
+  const timeoutSeconds = envField(env, ['KOLO_TIMEOUT_SECONDS', 'HOROVOD_GLOO_TIMEOUT_SECONDS']);
+  const hostname = pick('hostname', ['KOLO_HOSTNAME', 'HOROVOD_HOSTNAME']);
+  const iface = pick('iface', ['KOLO_IFACE', 'HOROVOD_GLOO_IFACE']);
+  return {
+    cycleTimeMs: cycle ? toNumber(cycle, { min: 0 }) : configDefaults.cycleTimeMs,
+    fusionThresholdBytes: fusion
+      ? toInteger(fusion, { min: 0 })
+      : configDefaults.fusionThresholdBytes,
+    timeoutMs: timeoutOption
+      ? toInteger(timeoutOption, { min: 1 })
+      : timeoutSeconds
+      ? Math.round(toNumber(timeoutSeconds, { min: 0, exclusive: true }) * 1000)
+      : configDefaults.timeoutMs,
+    hostname: hostname ? toText(hostname) : configDefaults.hostname,
+    iface: iface ? toText(iface) : configDefaults.iface,
+  };
+}

@@ -1,0 +1,107 @@
+import { CommunicationError } from './communication-error.js';
+import { InternalError } from './internal-error.js';
+import { KoloError } from './kolo-error.js';
+import { MismatchError } from './mismatch-error.js';
+import { ShutDownError } from './shut-down-error.js';
+import { TimeoutError } from './timeout-error.js';
+import { UnsupportedError } from './unsupported-error.js';
+
+/**
+ * Where the failed native call came from.
+ *
+ * @example
+ * ```ts
+ * fromNative(err, { rank: 0, opName: 'allreduce.w', stack } satisfies NativeFailureContext);
+ * ```
+ */
+export interface NativeFailureContext {
+  /** This process's rank, when known. */
+  readonly rank?: number;
+  /** The request name (e.g. `allreduce.grad`) or the lifecycle step (e.g. `init`). */
+  readonly opName?: string;
+  /** `new Error().stack` captured in JS before the native call, re-attached to the result. */
+  readonly stack?: string;
+}
+
+/** What to do about each engine code; appended to the message. */
+const hints: Readonly<Record<string, string>> = {
+  KOLO_SHUT_DOWN:
+    'A rank called shutdown() or a failure ended this generation; call init() to start a new one.',
+  KOLO_MISMATCH:
+    'Every rank must submit this name with the same dtype, shape, op, root and scale factors.',
+  KOLO_DUPLICATE_NAME:
+    'A request with this name is still in flight; wait for it or use a different name.',
+  KOLO_TIMEOUT:
+    'Check that every rank submits the same collectives, or raise timeoutMs (KOLO_TIMEOUT_SECONDS).',
+  KOLO_COMMUNICATION:
+    "This generation has ended; read the failing rank's log, then call shutdown() and init().",
+  KOLO_UNSUPPORTED: 'capabilities() lists what this build supports.',
+  KOLO_INTERNAL: 'This is a bug in Kolo; please report it with this message.',
+};
+
+interface CodedError {
+  readonly message: string;
+  readonly code?: unknown;
+  readonly failedRank?: unknown;
+}
+
+/**
+ * Turns a native rejection into the KoloError subclass named by its `code`, with a message that
+ * says which request failed on which rank and what to do, and the caller's JS stack.
+ *
+ * @example
+ * ```ts
+ * const stack = new Error().stack;
+ * try { await engine.enqueue(requests, false); }
+ * catch (e) { throw fromNative(e, { rank: 1, opName: 'allreduce.w', stack }); }
+ * ```
+ */
+export function fromNative(error: unknown, context: NativeFailureContext): KoloError {
+  if (KoloError.isInstance(error)) return error;
+  const coded: CodedError =
+    error instanceof Error ? (error as CodedError) : { message: String(error) };
+  const code = typeof coded.code === 'string' ? coded.code : 'KOLO_INTERNAL';
+  const failedRank = typeof coded.failedRank === 'number' ? coded.failedRank : undefined;
+  const message = compose(coded.message, code, context, failedRank);
+  const fields = { rank: context.rank, opName: context.opName, cause: error };
+  const result = create(code, message, fields, failedRank);
+  if (context.stack !== undefined) {
+    const callerFrames = context.stack.split('\n').slice(1).join('\n');
+    result.stack = `${result.name}: ${result.message}\n${callerFrames}`;
+  }
+  return result;
+}
+
+function compose(
+  nativeMessage: string,
+  code: string,
+  context: NativeFailureContext,
+  failedRank: number | undefined,
+): string {
+  const what = context.opName ?? 'Kolo request';
+  const where = context.rank === undefined ? '' : ` on rank ${context.rank}`;
+  const detail = nativeMessage.trim().replace(/\.$/, '');
+  const first = failedRank === undefined ? '' : ` Rank ${failedRank} failed first.`;
+  const hint = hints[code] ?? hints['KOLO_INTERNAL'];
+  return `${what} failed${where}: ${detail}.${first} ${hint}`;
+}
+
+type Fields = { rank: number | undefined; opName: string | undefined; cause: unknown };
+
+function create(code: string, message: string, f: Fields, failedRank?: number): KoloError {
+  switch (code) {
+    case 'KOLO_SHUT_DOWN':
+      return new ShutDownError(message, f);
+    case 'KOLO_MISMATCH':
+    case 'KOLO_DUPLICATE_NAME':
+      return new MismatchError(message, { ...f, code });
+    case 'KOLO_TIMEOUT':
+      return new TimeoutError(message, f);
+    case 'KOLO_COMMUNICATION':
+      return new CommunicationError(message, { ...f, failedRank });
+    case 'KOLO_UNSUPPORTED':
+      return new UnsupportedError(message, f);
+    default:
+      return new InternalError(message, { ...f, code: 'KOLO_INTERNAL' });
+  }
+}

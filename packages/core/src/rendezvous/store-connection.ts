@@ -1,0 +1,142 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { FrameDecoder } from './store-frame-decoder.js';
+import { FrameWriter, PayloadReader } from './store-codec.js';
+import { STORE_LIMITS, StoreOp, StoreStatus } from './store-protocol.js';
+import { handleRequest } from './store-handlers.js';
+import type { PendingWait, StoreState } from './store-state.js';
+
+/** Requests queued on one connection before the server stops reading from it. */
+const maxQueuedRequests = 64;
+/** After a fatal answer, how long a peer may take to read it before the socket is destroyed. */
+const lingerMs = 2000;
+
+const ok = (): FrameWriter => new FrameWriter().u8(StoreStatus.Ok);
+
+/** Hash of a secret, so secrets of different lengths compare in constant time. */
+export function secretDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/**
+ * One client connection on the server: authenticates it, then answers its requests strictly in
+ * order. A blocking GET/WAIT holds back later requests of this connection only.
+ */
+export class StoreConnection {
+  private readonly decoder = new FrameDecoder(STORE_LIMITS.maxPreAuthPayloadBytes);
+  private authenticated = false;
+  private closing = false;
+  private queued = 0;
+  private tail: Promise<void> = Promise.resolve();
+  private readonly waits = new Set<PendingWait>();
+  private readonly authTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly state: StoreState,
+    private readonly secret: Buffer,
+    authTimeoutMs: number,
+  ) {
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 10_000);
+    this.authTimer = setTimeout(() => {
+      this.fail(
+        StoreStatus.Unauthorized,
+        `Expected an AUTH frame within ${authTimeoutMs} ms but received none; send AUTH with the job secret first`,
+      );
+    }, authTimeoutMs);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => this.destroy());
+    socket.on('close', () => this.destroy());
+  }
+
+  /** Drops the client and releases its waiters. */
+  destroy(): void {
+    this.closing = true;
+    clearTimeout(this.authTimer);
+    for (const wait of this.waits) wait.cancel();
+    this.waits.clear();
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closing) return;
+    this.decoder.push(chunk);
+    try {
+      for (let p = this.decoder.next(); p !== undefined && !this.closing; p = this.decoder.next()) {
+        if (this.authenticated) this.enqueue(p);
+        else this.authenticate(p);
+      }
+    } catch (error) {
+      const status = this.authenticated ? StoreStatus.BadRequest : StoreStatus.Unauthorized;
+      this.fail(status, (error as Error).message);
+    }
+  }
+
+  private authenticate(payload: Buffer): void {
+    const reader = new PayloadReader(payload);
+    const op = reader.u8('the op of the first frame');
+    if (op !== StoreOp.Auth) {
+      this.fail(
+        StoreStatus.Unauthorized,
+        `Expected AUTH (0x01) as the first frame but received op 0x${op
+          .toString(16)
+          .padStart(2, '0')}; send AUTH with the job secret first`,
+      );
+      return;
+    }
+    const secret = reader.str('the secret', STORE_LIMITS.maxPreAuthPayloadBytes);
+    reader.end('the AUTH frame');
+    if (!timingSafeEqual(secretDigest(secret), this.secret)) {
+      this.fail(
+        StoreStatus.Unauthorized,
+        'Expected the job secret of this store but received a different secret; export the same KOLO_JOB_SECRET for every worker and node',
+      );
+      return;
+    }
+    clearTimeout(this.authTimer);
+    this.authenticated = true;
+    this.decoder.maxPayloadBytes = STORE_LIMITS.maxPayloadBytes;
+    this.socket.write(ok().finish());
+  }
+
+  private enqueue(payload: Buffer): void {
+    if (++this.queued >= maxQueuedRequests) this.socket.pause();
+    this.tail = this.tail.then(async () => {
+      if (this.closing) return;
+      try {
+        const response = await handleRequest(new PayloadReader(payload), this.state, (keys, ms) =>
+          this.wait(keys, ms),
+        );
+        if (!this.closing) this.socket.write(response);
+      } catch (error) {
+        // Malformed frames are StoreProtocolErrors; anything else is a server bug, which must
+        // still only cost this client its connection.
+        this.fail(StoreStatus.BadRequest, (error as Error).message);
+      } finally {
+        if (--this.queued < maxQueuedRequests && !this.closing) this.socket.resume();
+      }
+    });
+  }
+
+  private async wait(keys: readonly string[], timeoutMs: number): Promise<boolean> {
+    const pending = this.state.waitFor(keys, timeoutMs);
+    this.waits.add(pending);
+    try {
+      return await pending.present;
+    } finally {
+      this.waits.delete(pending);
+    }
+  }
+
+  /** Sends a final BAD_REQUEST/UNAUTHORIZED with `message`, then closes the connection. */
+  private fail(status: StoreStatus, message: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    clearTimeout(this.authTimer);
+    for (const wait of this.waits) wait.cancel();
+    this.socket.resume();
+    this.socket.end(new FrameWriter().u8(status).str(message).finish());
+    setTimeout(() => this.socket.destroy(), lingerMs).unref();
+  }
+}

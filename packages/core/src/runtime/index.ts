@@ -1,0 +1,4 @@
+export { init, type InitOptions } from './init.js';
+export { shutdown, isInitialized } from './shutdown.js';
+export { rank, size, localRank, localSize, crossRank, crossSize } from './topology.js';
+export { capabilities, type Capabilities } from './capabilities.js';

@@ -1,0 +1,1 @@
+export { DistributedSampler, type DistributedSamplerOptions } from './distributed-sampler.js';

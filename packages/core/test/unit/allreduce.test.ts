@@ -1,0 +1,155 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MismatchError, allreduce, allreduceSync, init, shutdown } from '../../src/index.js';
+import { useCleanEnv } from './clean-env.js';
+import { createFakeBinding, fakeConstants, nativeError, type FakeBinding } from './fake-binding.js';
+
+useCleanEnv();
+afterEach(() => shutdown());
+
+const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
+
+/** A fake engine of `size` mirrored ranks (every peer submits what this rank submits). */
+async function start(
+  topology: { rank: number; size: number } = { rank: 0, size: 1 },
+): Promise<FakeBinding> {
+  const binding = createFakeBinding();
+  await init({ binding, store, ...topology });
+  return binding;
+}
+
+describe('allreduce', () => {
+  it('averages by default and sends the ids from the binding constants', async () => {
+    const binding = await start({ rank: 1, size: 3 });
+    const data = new Float32Array([1, 2, 3]);
+    const out = await allreduce(data);
+    expect(out).toEqual(new Float32Array([1, 2, 3]));
+    expect(out).not.toBe(data);
+    const request = binding.calls[0]?.requests[0];
+    expect(request).toMatchObject({
+      type: fakeConstants.requestTypes.allreduce,
+      dtype: fakeConstants.dtypes.float32,
+      reduceOp: fakeConstants.reduceOps.average,
+      name: 'allreduce.noname.0',
+      shape: [3],
+      prescale: 1,
+      postscale: 1,
+    });
+    expect(request?.input).toBe(data);
+  });
+
+  it('sums, scales and reduces in place into output', async () => {
+    await start({ rank: 0, size: 3 });
+    const data = new Float64Array([1, 2]);
+    const out = await allreduce(data, {
+      op: 'sum',
+      prescaleFactor: 2,
+      postscaleFactor: 0.5,
+      output: data,
+    });
+    expect(out).toBe(data);
+    expect([...data]).toEqual([3, 6]);
+  });
+
+  it('infers every dtype from the array class; Uint16Array is float16', async () => {
+    const binding = await start();
+    const arrays = [
+      new Int32Array(1),
+      new BigInt64Array(1),
+      new Uint8Array(1),
+      new Int8Array(1),
+      new Uint16Array(1),
+    ];
+    for (const a of arrays) await allreduce(a, { op: 'max' });
+    const { dtypes } = fakeConstants;
+    expect(binding.calls.map((c) => c.requests[0]?.dtype)).toEqual([
+      dtypes.int32,
+      dtypes.int64,
+      dtypes.uint8,
+      dtypes.int8,
+      dtypes.float16,
+    ]);
+    expect(await allreduce(new BigInt64Array([5n]), { op: 'sum' })).toEqual(
+      new BigInt64Array([5n]),
+    );
+  });
+
+  it('the sync form blocks and returns the result', async () => {
+    const binding = await start({ rank: 0, size: 2 });
+    expect(allreduceSync(new Int32Array([3, -3]), { op: 'sum' })).toEqual(new Int32Array([6, -6]));
+    expect(binding.calls[0]?.sync).toBe(true);
+  });
+
+  it.each([
+    [
+      [1, 2],
+      {},
+      'Expected a Float32Array, Float64Array, Int32Array, BigInt64Array, Uint8Array, Int8Array or Uint16Array (float16) for data but received [1, 2]',
+    ],
+    [
+      new Uint32Array(2),
+      {},
+      'Expected a Float32Array, Float64Array, Int32Array, BigInt64Array, Uint8Array, Int8Array or Uint16Array (float16) for data but received Uint32Array(2)',
+    ],
+    [
+      new Float32Array(6),
+      { shape: [2, 4] },
+      'Expected a shape whose product is 6 (the length of data) for shape but received [2, 4]',
+    ],
+    [
+      new Float32Array(6),
+      { shape: [2, -3] },
+      'Expected an array of non-negative integers for shape but received [2, -3]',
+    ],
+    [
+      new Float32Array(2),
+      { op: 'mean' },
+      "Expected one of 'average', 'sum', 'min', 'max', 'product' for op but received 'mean'",
+    ],
+    [
+      new Float32Array(2),
+      { prescaleFactor: NaN },
+      'Expected a finite number for prescaleFactor but received NaN',
+    ],
+    [new Float32Array(2), { name: '' }, "Expected a non-empty string for name but received ''"],
+    [
+      new Float32Array(2),
+      { output: new Float64Array(2) },
+      'Expected a Float32Array of length 2 for output but received Float64Array(2)',
+    ],
+    [
+      new Float32Array(2),
+      { output: new Float32Array(3) },
+      'Expected a Float32Array of length 2 for output but received Float32Array(3)',
+    ],
+    [
+      new Float32Array(2),
+      { nmae: 'x' },
+      "Unknown option 'nmae' for allreduce; did you mean 'name'?",
+    ],
+  ])('validates %o with %o', async (data, options, text) => {
+    const binding = await start();
+    expect(() => allreduce(data as Float32Array, options as object)).toThrow(text);
+    expect(binding.calls).toHaveLength(0);
+  });
+
+  it('rejects with the mapped error and the caller stack', async () => {
+    const binding = await start({ rank: 1, size: 2 });
+    binding.failWith = () =>
+      nativeError(
+        'KOLO_MISMATCH',
+        'Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [3], but another rank sent a tensor of shape [4].',
+      );
+    async function trainStep() {
+      return allreduce(new Float32Array(3), { name: 'w' });
+    }
+    const error = (await trainStep().catch((e: unknown) => e)) as MismatchError;
+    expect(MismatchError.isInstance(error)).toBe(true);
+    expect(error.message).toBe(
+      'allreduce.w failed on rank 1: Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [3], ' +
+        'but another rank sent a tensor of shape [4]. Every rank must submit this name with the same dtype, shape, op, root and scale factors.',
+    );
+    expect([error.rank, error.opName]).toEqual([1, 'allreduce.w']);
+    expect(error.stack).toContain('trainStep');
+    expect(error.stack).toContain('allreduce.test.ts');
+  });
+});

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/resolve-config.js';
+
+const kolo = {
+  KOLO_RANK: '1',
+  KOLO_SIZE: '4',
+  KOLO_STORE_ADDR: '10.0.0.1',
+  KOLO_STORE_PORT: '29400',
+};
+
+function message(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
+  it('uses Horovod-compatible defaults', () => {
+    const { engine } = resolveConfig({}, kolo);
+    expect([engine.cycleTimeMs, engine.fusionThresholdBytes, engine.timeoutMs]).toEqual([
+      1, 134217728, 30000,
+    ]);
+    expect([engine.hostname, engine.iface]).toEqual(['', '']);
+  });
+
+  it('reads Horovod names in their units', () => {
+    const env = {
+      ...kolo,
+      HOROVOD_CYCLE_TIME: '2.5',
+      HOROVOD_FUSION_THRESHOLD: '0',
+      HOROVOD_GLOO_TIMEOUT_SECONDS: '7',
+      HOROVOD_GLOO_IFACE: 'eth1',
+      HOROVOD_HOSTNAME: 'node-a',
+    };
+    const { engine } = resolveConfig({}, env);
+    expect(engine).toMatchObject({
+      cycleTimeMs: 2.5,
+      fusionThresholdBytes: 0,
+      timeoutMs: 7000,
+      iface: 'eth1',
+      hostname: 'node-a',
+    });
+  });
+
+  it('prefers KOLO_* over Horovod names and options over both', () => {
+    const env = {
+      ...kolo,
+      HOROVOD_CYCLE_TIME: '2.5',
+      KOLO_CYCLE_TIME: '3',
+      HOROVOD_FUSION_THRESHOLD: '0',
+      KOLO_FUSION_THRESHOLD: '1024',
+      HOROVOD_GLOO_TIMEOUT_SECONDS: '7',
+      KOLO_TIMEOUT_SECONDS: '0.5',
+      KOLO_IFACE: 'eth2',
+      KOLO_HOSTNAME: 'node-b',
+    };
+    expect(resolveConfig({}, env).engine).toMatchObject({
+      cycleTimeMs: 3,
+      fusionThresholdBytes: 1024,
+      timeoutMs: 500,
+      iface: 'eth2',
+      hostname: 'node-b',
+    });
+    const options = {
+      cycleTimeMs: 4,
+      fusionThresholdBytes: 8,
+      timeoutMs: 9,
+      iface: 'lo',
+      hostname: '127.0.0.1',
+    };
+    expect(resolveConfig(options, env).engine).toMatchObject(options);
+  });
+
+  it.each([
+    [{ KOLO_CYCLE_TIME: 'fast' }, "Expected a number >= 0 for KOLO_CYCLE_TIME but received 'fast'"],
+    [
+      { HOROVOD_CYCLE_TIME: '-1' },
+      "Expected a number >= 0 for HOROVOD_CYCLE_TIME but received '-1'",
+    ],
+    [
+      { KOLO_FUSION_THRESHOLD: '64MB' },
+      "Expected an integer >= 0 for KOLO_FUSION_THRESHOLD but received '64MB'",
+    ],
+    [
+      { HOROVOD_FUSION_THRESHOLD: '1.5' },
+      "Expected an integer >= 0 for HOROVOD_FUSION_THRESHOLD but received '1.5'",
+    ],
+    [
+      { KOLO_TIMEOUT_SECONDS: '0' },
+      "Expected a number > 0 for KOLO_TIMEOUT_SECONDS but received '0'",
+    ],
+    [
+      { HOROVOD_GLOO_TIMEOUT_SECONDS: 'x' },
+      "Expected a number > 0 for HOROVOD_GLOO_TIMEOUT_SECONDS but received 'x'",
+    ],
+  ])('rejects %o', (env, text) => {
+    expect(message(() => resolveConfig({}, { ...kolo, ...env }))).toBe(text);
+  });
+
+  it.each([
+    [{ cycleTimeMs: NaN }, 'Expected a number >= 0 for cycleTimeMs but received NaN'],
+    [
+      { fusionThresholdBytes: -1 },
+      'Expected an integer >= 0 for fusionThresholdBytes but received -1',
+    ],
+    [{ timeoutMs: 0 }, 'Expected an integer >= 1 for timeoutMs but received 0'],
+    [{ iface: '' }, "Expected a non-empty string for iface but received ''"],
+    [{ jobId: 5 }, 'Expected a non-empty string for jobId but received 5'],
+  ])('rejects option %o', (options, text) => {
+    expect(message(() => resolveConfig(options as object, kolo))).toBe(text);
+  });
+
+  it('suggests the right name for a misspelt option', () => {
+    expect(message(() => resolveConfig({ cycleTimeMS: 2 } as object, kolo))).toBe(
+      "Unknown option 'cycleTimeMS' for init; did you mean 'cycleTimeMs'?",
+    );
+  });
+});

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  allgather,
+  allgatherSync,
+  alltoall,
+  barrier,
+  broadcast,
+  broadcastSync,
+  init,
+  join,
+  joinSync,
+  reducescatter,
+  reducescatterSync,
+  shutdown,
+} from '../../src/index.js';
+import { useCleanEnv } from './clean-env.js';
+import { createFakeBinding, fakeConstants, type FakeBinding } from './fake-binding.js';
+
+useCleanEnv();
+afterEach(() => shutdown());
+
+const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
+
+/** A fake engine of `size` mirrored ranks (every peer submits what this rank submits). */
+async function start(
+  topology: { rank: number; size: number } = { rank: 0, size: 1 },
+): Promise<FakeBinding> {
+  const binding = createFakeBinding();
+  await init({ binding, store, ...topology });
+  return binding;
+}
+
+describe('allgather, broadcast, alltoall, reducescatter', () => {
+  it('allgather concatenates along dim 0', async () => {
+    await start({ rank: 2, size: 3 });
+    const { data, shape } = await allgather(new Int32Array([1, 2, 3, 4]), { shape: [2, 2] });
+    expect(shape).toEqual([6, 2]);
+    expect([...data]).toEqual([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
+    expect(allgatherSync(new Float32Array([7])).shape).toEqual([3]);
+    expect(() => allgather(new Float32Array(0), { shape: [] })).toThrow(
+      'Expected a shape with at least one dimension for shape but received []',
+    );
+  });
+
+  it('broadcast validates root and receives in place', async () => {
+    const binding = await start({ rank: 0, size: 4 });
+    const data = new Float32Array([9, 8]);
+    expect(await broadcast(data, { root: 3, output: data })).toBe(data);
+    expect(binding.calls[0]?.requests[0]).toMatchObject({
+      type: fakeConstants.requestTypes.broadcast,
+      root: 3,
+      name: 'broadcast.noname.0',
+    });
+    expect(broadcastSync(new Uint8Array([1]), { root: 0 })).toEqual(new Uint8Array([1]));
+    expect(() => broadcast(data, { root: 4 })).toThrow(
+      'Expected an integer in [0, 3] for root but received 4',
+    );
+    expect(() => broadcast(data, undefined as never)).toThrow(
+      'Expected an integer in [0, 3] for root but received undefined',
+    );
+  });
+
+  it('alltoall checks splits and reports received splits', async () => {
+    await start({ rank: 1, size: 2 });
+    const data = new Float32Array([0, 1, 2, 3, 4, 5]);
+    const result = await alltoall(data, { splits: [1, 2], shape: [3, 2] });
+    expect(result.receivedSplits).toEqual([2, 2]);
+    expect(result.shape).toEqual([4, 2]);
+    expect([...result.data]).toEqual([2, 3, 4, 5, 2, 3, 4, 5]);
+    expect(() => alltoall(data, { splits: [1, 1, 1] })).toThrow(
+      'Expected an array of 2 non-negative integers (one per rank) for splits but received [1, 1, 1]',
+    );
+    expect(() => alltoall(data, { splits: [1, 2] })).toThrow(
+      'Expected splits summing to 6 (the first dimension) for splits but received [1, 2]',
+    );
+    expect(() => alltoall(new Float32Array(3))).toThrow(
+      'Expected a first dimension divisible by 2 (the number of ranks) when splits is not given for shape but received 3',
+    );
+  });
+
+  it('reducescatter gives the first dim0 % size ranks one extra row', async () => {
+    await start({ rank: 1, size: 3 });
+    const data = new Float32Array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const { data: mine, shape } = await reducescatter(data, { shape: [5, 2], op: 'sum' });
+    expect(shape).toEqual([2, 2]);
+    expect([...mine]).toEqual([12, 15, 18, 21]);
+    expect(reducescatterSync(new Float32Array(3)).shape).toEqual([1]);
+    expect(() => reducescatter(data, { op: 'max' as never })).toThrow(
+      "Expected one of 'average', 'sum' for op but received 'max'",
+    );
+  });
+});
+
+describe('barrier and join', () => {
+  it('barrier resolves; join returns the last rank to join', async () => {
+    const binding = await start({ rank: 0, size: 3 });
+    await expect(barrier({ name: 'ckpt' })).resolves.toBeUndefined();
+    expect(await join()).toBe(2);
+    expect(joinSync()).toBe(2);
+    expect(binding.calls.map((c) => c.requests[0]?.name)).toEqual([
+      'barrier.ckpt',
+      'join.noname.0',
+      'join.noname.1',
+    ]);
+    expect(binding.calls[1]?.requests[0]?.type).toBe(fakeConstants.requestTypes.join);
+  });
+});

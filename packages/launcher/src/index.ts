@@ -1,0 +1,24 @@
+/**
+ * `@kolo/launcher`: the building blocks of `kolorun`. Most users run the `kolorun` binary;
+ * {@link launch} runs the same job from code.
+ */
+export { launch } from './launch.js';
+export { LAUNCH_DEFAULTS, type LaunchOptions, type MultiNodeOptions } from './launch-options.js';
+export { parseCommandLine } from './options.js';
+export { isLocalHost, parseHostList, readHostfile, type HostSlots } from './hosts.js';
+export { placeWorkers, planJob, type JobPlan, type WorkerPlacement } from './plan.js';
+export { workerEnv, type JobEnvironment } from './worker-env.js';
+export { checkSshHosts, shellQuote, sshArgs } from './remote-command.js';
+export { LinePrefixer, LineSplitter, LineTail } from './output-prefix.js';
+export { spawnWorker, type RunningWorker, type WorkerExit, type WorkerSpec } from './spawn-workers.js';
+export { supervise, type SuperviseOptions } from './supervise.js';
+export { JobStore } from './job-store.js';
+export {
+  FAILURE_KEY,
+  describeExit,
+  formatFailureReport,
+  formatRemoteFailure,
+  isFailure,
+  type FailureRecord,
+} from './failure-report.js';
+export { LaunchError, UsageError } from './usage-error.js';

@@ -1,0 +1,128 @@
+import { StoreClient, StoreServer, StoreUnauthorizedError } from '@kolo/core';
+import { describeExit, FAILURE_KEY, type FailureRecord } from './failure-report.js';
+
+/** Read by the engine (packages/native/src/engine/kv_store.h); the rank is written last. */
+const FAILURE_RANK_KEY = 'kolo/failure_rank';
+const FAILURE_REASON_KEY = 'kolo/failure_reason';
+import type { JobPlan } from './plan.js';
+import { LaunchError } from './usage-error.js';
+
+const claimKey = 'kolo/failure/claims';
+const finishedKey = (node: number): string => `kolo/launcher/finished/${node}`;
+const forever = 0xffffffff;
+
+/** The keys and values both a StoreServer (in process) and a StoreClient offer. */
+interface KeyValue {
+  set(key: string, value: string): unknown;
+  add(key: string, delta: number): bigint | Promise<bigint>;
+  get(key: string, options: { timeoutMs: number }): Promise<Buffer>;
+  wait(keys: readonly string[], options: { timeoutMs: number }): Promise<void>;
+}
+
+/**
+ * The launcher's view of the job's rendezvous store: node 0 (or a single launcher) hosts it,
+ * other nodes' launchers connect to it as clients.
+ */
+export class JobStore {
+  private watcher: StoreClient | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly kv: KeyValue,
+    private readonly server: StoreServer | undefined,
+    private readonly client: StoreClient | undefined,
+    private readonly plan: JobPlan,
+    /** The port workers connect to. */
+    readonly port: number,
+  ) {}
+
+  /**
+   * Hosts the store (`plan.store.role === 'host'`) or connects to node 0's, waiting up to
+   * `startTimeoutMs` for it. Throws {@link LaunchError} with what to fix.
+   *
+   * @example
+   * ```ts
+   * const store = await JobStore.open(plan, 30_000);
+   * ```
+   */
+  static async open(plan: JobPlan, startTimeoutMs: number): Promise<JobStore> {
+    if (plan.store.role === 'host') {
+      const { bind, port } = plan.store;
+      const server = await StoreServer.listen({ host: bind, port, secret: plan.secret }).catch((error: NodeJS.ErrnoException) => {
+        throw new LaunchError(`Expected port ${port} on ${bind} to be free for the rendezvous store but received ${error.code ?? error.message}; pick another --master-port`, { cause: error });
+      });
+      return new JobStore(server, server, undefined, plan, server.port);
+    }
+    const port = plan.nodes?.masterPort as number;
+    const where = `${plan.storeAddr}:${port}`;
+    const client = await StoreClient.connect({ host: plan.storeAddr, port, secret: plan.secret, timeoutMs: startTimeoutMs }).catch((error: Error) => {
+      if (StoreUnauthorizedError.isInstance(error)) {
+        throw new LaunchError(`Expected node 0's store at ${where} to accept this node's KOLO_JOB_SECRET but it refused it; export the same KOLO_JOB_SECRET on every node`, { cause: error });
+      }
+      const code = (error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message;
+      throw new LaunchError(`Expected node 0's store at ${where} to accept this launcher within ${startTimeoutMs / 1000} s but received ${code}; start kolorun --node-rank 0 on ${plan.storeAddr} first, or raise --start-timeout`, { cause: error });
+    });
+    return new JobStore(client, undefined, client, plan, port);
+  }
+
+  /** Records `record` under `kolo/failure` unless a failure was recorded first; true when this one was first. */
+  async claimFailure(record: FailureRecord): Promise<boolean> {
+    if ((await this.kv.add(claimKey, 1)) !== 1n) return false;
+    await this.kv.set(FAILURE_KEY, JSON.stringify(record));
+    // Plain-text twins for the native engine, which names the first failing rank in its errors.
+    await this.kv.set(FAILURE_REASON_KEY, describeExit({ code: record.exitCode, signal: record.signal }));
+    await this.kv.set(FAILURE_RANK_KEY, String(record.rank));
+    return true;
+  }
+
+  /** The job's first failure, if one was recorded. */
+  async readFailure(): Promise<FailureRecord | undefined> {
+    try {
+      return JSON.parse((await this.kv.get(FAILURE_KEY, { timeoutMs: 0 })).toString('utf8')) as FailureRecord;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Calls `onFailure` once when any node records a failure (ends silently when the store closes).
+   * A client watches on a second connection: a blocking GET would hold back its other requests.
+   */
+  watchFailure(onFailure: (record: FailureRecord) => void): void {
+    const watch = async (): Promise<Buffer> => {
+      if (this.server !== undefined) return this.server.get(FAILURE_KEY, { timeoutMs: forever });
+      const watcher = await StoreClient.connect({ host: this.plan.storeAddr, port: this.port, secret: this.plan.secret, timeoutMs: 5000 });
+      this.watcher = watcher;
+      if (this.closed) await watcher.close();
+      return watcher.get(FAILURE_KEY, { timeoutMs: forever });
+    };
+    watch().then(
+      (value) => onFailure(JSON.parse(value.toString('utf8')) as FailureRecord),
+      () => {},
+    );
+  }
+
+  /**
+   * Marks this node finished and closes. Node 0 first waits up to `timeoutMs` for the other nodes,
+   * so their workers can still reach the store while they shut down.
+   */
+  async finish(timeoutMs: number): Promise<void> {
+    const nodes = this.plan.nodes;
+    try {
+      if (nodes !== undefined && nodes.nnodes > 1) {
+        await this.kv.set(finishedKey(nodes.nodeRank), '1');
+        if (this.server !== undefined) {
+          const keys = Array.from({ length: nodes.nnodes }, (_, i) => finishedKey(i));
+          await this.kv.wait(keys, { timeoutMs }).catch(() => {});
+        }
+      }
+    } catch {
+      // Node 0 may be gone already; there is nothing left to tell it.
+    } finally {
+      this.closed = true;
+      await this.server?.close();
+      await this.client?.close();
+      await this.watcher?.close();
+    }
+  }
+}

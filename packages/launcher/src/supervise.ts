@@ -1,0 +1,120 @@
+import { constants } from 'node:os';
+import type { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { formatFailureReport, formatRemoteFailure, isFailure, type FailureRecord } from './failure-report.js';
+import type { JobStore } from './job-store.js';
+import type { RunningWorker, WorkerExit } from './spawn-workers.js';
+
+/** How {@link supervise} stops a job. */
+export interface SuperviseOptions {
+  readonly store: JobStore;
+  /** After the first failure, how long the others may take to exit on their own. */
+  readonly gracePeriodMs: number;
+  /** Between SIGTERM (or a forwarded signal) and SIGKILL. */
+  readonly killAfterMs: number;
+  /** Forward SIGINT/SIGTERM/SIGHUP received by this process to the workers. */
+  readonly handleSignals: boolean;
+  /** Also stop when another node records a failure (multi-node jobs). */
+  readonly watchOtherNodes: boolean;
+  readonly stderr: Writable;
+  readonly log: (line: string) => void;
+}
+
+const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** How long output may still arrive after every worker exited (a grandchild may hold a pipe). */
+const drainCapMs = 2000;
+
+/**
+ * Waits for every worker. On the first failure it records `kolo/failure` in the store, gives the
+ * others `gracePeriodMs` to exit, then SIGTERM, then SIGKILL; forwarded signals skip the grace.
+ * Prints the failure report and resolves to kolorun's exit code.
+ *
+ * @example
+ * ```ts
+ * const code = await supervise(workers, { store, gracePeriodMs: 10_000, killAfterMs: 5000,
+ *   handleSignals: true, watchOtherNodes: false, stderr: process.stderr, log: () => {} });
+ * ```
+ */
+export async function supervise(workers: readonly RunningWorker[], options: SuperviseOptions): Promise<number> {
+  const { store, log } = options;
+  const alive = new Set(workers);
+  const timers: NodeJS.Timeout[] = [];
+  let first: { worker: RunningWorker; exit: WorkerExit; claimed: Promise<unknown> } | undefined;
+  let interrupted: NodeJS.Signals | undefined;
+  let graceStarted = false;
+  let killScheduled = false;
+
+  const signalAlive = (signal: NodeJS.Signals): void => {
+    for (const w of alive) w.signalGroup(signal);
+  };
+  const terminate = (signal: NodeJS.Signals): void => {
+    log(`sending ${signal} to ${alive.size} worker(s)`);
+    signalAlive(signal);
+    if (killScheduled) return;
+    killScheduled = true;
+    timers.push(setTimeout(() => signalAlive('SIGKILL'), options.killAfterMs));
+  };
+  const startGrace = (): void => {
+    if (graceStarted) return;
+    graceStarted = true;
+    log(`giving ${alive.size} worker(s) ${options.gracePeriodMs} ms to exit`);
+    timers.push(setTimeout(() => terminate('SIGTERM'), options.gracePeriodMs));
+  };
+  const onExit = (worker: RunningWorker, exit: WorkerExit): void => {
+    alive.delete(worker);
+    log(`rank ${worker.rank} exited: ${exit.signal ?? exit.code}`);
+    if (!isFailure(exit) || first !== undefined || interrupted !== undefined) return;
+    const record: FailureRecord = { rank: worker.rank, exitCode: exit.code, signal: exit.signal, host: worker.host };
+    const claimed = store.claimFailure(record).catch(() => false).then(startGrace);
+    first = { worker, exit, claimed };
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted !== undefined) return signalAlive('SIGKILL');
+    interrupted = signal;
+    terminate(signal);
+  };
+  const killAll = (): void => signalAlive('SIGKILL');
+
+  if (options.handleSignals) for (const s of forwarded) process.on(s, onSignal);
+  process.on('exit', killAll);
+  if (options.watchOtherNodes) {
+    store.watchFailure((record) => {
+      log(`rank ${record.rank} on ${record.host} failed`);
+      startGrace();
+    });
+  }
+  try {
+    await Promise.all(workers.map((w) => w.exited.then((exit) => onExit(w, exit))));
+    await first?.claimed;
+  } finally {
+    for (const t of timers) clearTimeout(t);
+    for (const s of forwarded) process.off(s, onSignal);
+    process.off('exit', killAll);
+    // Leftovers in a worker's process group (its own children) must not outlive the job.
+    for (const w of workers) w.signalGroup('SIGKILL');
+  }
+  await Promise.race([Promise.all(workers.map((w) => w.drained)), sleep(drainCapMs)]);
+  return report(first, interrupted, store, options.stderr);
+}
+
+async function report(
+  first: { worker: RunningWorker; exit: WorkerExit } | undefined,
+  interrupted: NodeJS.Signals | undefined,
+  store: JobStore,
+  stderr: Writable,
+): Promise<number> {
+  if (first !== undefined) {
+    const recorded = await store.readFailure();
+    const { worker, exit } = first;
+    let text = formatFailureReport({ rank: worker.rank, pid: worker.pid, exit, stderrTail: worker.stderrTail() });
+    if (recorded !== undefined && recorded.rank !== worker.rank) {
+      text = formatRemoteFailure(recorded) + text.replace(' failed first: ', ' failed: ');
+      stderr.write(text);
+      return recorded.exitCode || 1;
+    }
+    stderr.write(text);
+    return exit.code || 1;
+  }
+  if (interrupted !== undefined) return 128 + constants.signals[interrupted];
+  return 0;
+}

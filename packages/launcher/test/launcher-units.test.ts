@@ -1,0 +1,119 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { parseHostList, readHostfile } from '../src/hosts.js';
+import { LinePrefixer, LineTail } from '../src/output-prefix.js';
+import { parseCommandLine } from '../src/options.js';
+import { placeWorkers, planJob } from '../src/plan.js';
+import { shellQuote, sshArgs } from '../src/remote-command.js';
+import { UsageError } from '../src/usage-error.js';
+
+describe('parseCommandLine', () => {
+  it('stops at the first positional so worker flags pass through', () => {
+    const options = parseCommandLine(['-np', '2', '--grace-period', '1.5', 'node', 'x.js', '--foo', '-np', '9']);
+    expect(options).toEqual({
+      command: ['node', 'x.js', '--foo', '-np', '9'],
+      np: 2,
+      startTimeoutMs: 30_000,
+      gracePeriodMs: 1500,
+      verbose: false,
+    });
+  });
+
+  it('reads the multi-node flags with the torchrun default port', () => {
+    const options = parseCommandLine(['--nnodes', '2', '--node-rank', '1', '--master-addr', 'n0', '-np', '4', 'python']);
+    expect(options.nodes).toEqual({ nnodes: 2, nodeRank: 1, masterAddr: 'n0', masterPort: 29500 });
+  });
+
+  it('refuses -H together with --nnodes', () => {
+    expect(() => parseCommandLine(['-np', '1', '-H', 'a:1', '--nnodes', '1', 'x'])).toThrow(
+      new UsageError('Expected either -H/--hostfile (ssh) or --nnodes (one kolorun per node) but received both; pass one of them'),
+    );
+  });
+});
+
+describe('hosts', () => {
+  it('parses -H lists, defaulting to one slot and merging repeated hosts', () => {
+    expect(parseHostList('a:2,b,a:1')).toEqual([
+      { host: 'a', slots: 3 },
+      { host: 'b', slots: 1 },
+    ]);
+    expect(() => parseHostList('a:x')).toThrow('Expected host:slots for -H but received "a:x"; e.g. -H node1:4,node2:4');
+  });
+
+  it('reads hostfiles in "host slots=N", "host:N" and bare form with comments', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kolo-hosts-')), 'hosts');
+    writeFileSync(file, '# cluster\nnode1 slots=4\n\nnode2:2  # two GPUs\nnode3\n');
+    expect(readHostfile(file)).toEqual([
+      { host: 'node1', slots: 4 },
+      { host: 'node2', slots: 2 },
+      { host: 'node3', slots: 1 },
+    ]);
+    writeFileSync(file, 'node1 gpus=4\n');
+    expect(() => readHostfile(file)).toThrow(`Expected "host slots=N" on line 1 of ${file} but received "node1 gpus=4"`);
+  });
+});
+
+describe('placement', () => {
+  it('fills hosts in order and drops hosts without workers', () => {
+    const placed = placeWorkers([{ host: 'a', slots: 2 }, { host: 'b', slots: 2 }, { host: 'c', slots: 2 }], 3);
+    expect(placed.map((w) => [w.rank, w.host, w.localRank, w.localSize, w.crossRank, w.crossSize, w.remote])).toEqual([
+      [0, 'a', 0, 2, 0, 2, true],
+      [1, 'a', 1, 2, 0, 2, true],
+      [2, 'b', 0, 1, 1, 2, true],
+    ]);
+  });
+
+  it('binds local workers of a multi-host job to the host name, not loopback', () => {
+    const plan = planJob({ command: ['x'], np: 2, hosts: [{ host: 'localhost', slots: 1 }, { host: 'far', slots: 1 }] }, { KOLO_HOSTNAME: 'me.example' });
+    expect(plan.workers.map((w) => w.bindAddress)).toEqual(['me.example', 'far']);
+    expect(plan.store).toEqual({ role: 'host', bind: '0.0.0.0', port: 0 });
+    expect(plan.storeAddr).toBe('me.example');
+  });
+
+  it('derives the same job id on every node of a multi-node job', () => {
+    const nodes = { nnodes: 2, nodeRank: 0, masterAddr: 'n0', masterPort: 29500 };
+    const a = planJob({ command: ['x'], np: 1, nodes }, { KOLO_JOB_SECRET: 's' });
+    const b = planJob({ command: ['x'], np: 1, nodes: { ...nodes, nodeRank: 1 } }, { KOLO_JOB_SECRET: 's' });
+    expect(a.jobId).toBe(b.jobId);
+    expect([a.store.role, b.store.role]).toEqual(['host', 'join']);
+    expect(() => planJob({ command: ['x'], np: 1, nodes: { ...nodes, nodeRank: 2 } }, { KOLO_JOB_SECRET: 's' })).toThrow(
+      'Expected an integer from 0 to 1 for --node-rank but received 2',
+    );
+  });
+});
+
+describe('ssh command', () => {
+  it('quotes every word and keeps the secret off the command line', () => {
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(sshArgs('node2', '/work dir', { KOLO_RANK: '2', KOLO_JOB_SECRET: 'hidden' }, ['node', 'train.js', '--lr', '0.1 x'])).toEqual([
+      '-o',
+      'BatchMode=yes',
+      'node2',
+      "IFS= read -r KOLO_JOB_SECRET && export KOLO_JOB_SECRET && cd '/work dir' && exec env KOLO_RANK=2 node train.js --lr '0.1 x'",
+    ]);
+  });
+});
+
+describe('line output', () => {
+  it('prefixes whole lines across chunk boundaries, including split UTF-8', () => {
+    const out = new PassThrough();
+    const writes: string[] = [];
+    out.on('data', (c: Buffer) => writes.push(c.toString('utf8')));
+    const prefixer = new LinePrefixer('[3]<stdout>: ', out);
+    const euro = Buffer.from('€');
+    prefixer.push(Buffer.concat([Buffer.from('a\nb'), euro.subarray(0, 1)]));
+    prefixer.push(Buffer.concat([euro.subarray(1), Buffer.from('\nc')]));
+    prefixer.flush();
+    expect(writes).toEqual(['[3]<stdout>: a\n', '[3]<stdout>: b€\n', '[3]<stdout>: c\n']);
+  });
+
+  it('keeps the last N lines, including an unterminated one', () => {
+    const tail = new LineTail(2);
+    tail.push(Buffer.from('1\n2\n3\npar'));
+    tail.push(Buffer.from('tial'));
+    expect(tail.lines()).toEqual(['3', 'partial']);
+  });
+});
