@@ -1,15 +1,17 @@
 import { expectNonEmptyString } from '../validation/checks.js';
 
 /**
- * The engine-wide name of a request, as Horovod builds them: `<op>.<name>` when named, else
- * `<op>.noname.<n>` with a per-op counter (starting at 0 every generation). Unnamed requests
- * therefore only match across ranks when every rank issues the same sequence of them.
+ * The engine-wide name of a request: the caller's `name` as given (as Horovod's TensorFlow and
+ * Keras paths do, so two ranks that use one name for different ops get "Mismatched operations"
+ * instead of a stall), else `<op>.noname.<n>` with a per-op counter (starting at 0 every
+ * generation). Unnamed requests therefore only match across ranks when every rank issues the
+ * same sequence of them.
  *
  * @example
  * ```ts
  * const counters = new Map<string, number>();
  * requestName(counters, { op: 'allreduce' });               // 'allreduce.noname.0'
- * requestName(counters, { op: 'allreduce', name: 'grad' }); // 'allreduce.grad'
+ * requestName(counters, { op: 'allreduce', name: 'grad' }); // 'grad'
  * ```
  */
 export function requestName(
@@ -17,7 +19,7 @@ export function requestName(
   request: { readonly op: string; readonly name?: unknown },
 ): string {
   if (request.name !== undefined) {
-    return `${request.op}.${expectNonEmptyString(request.name, 'name')}`;
+    return expectNonEmptyString(request.name, 'name');
   }
   const n = counters.get(request.op) ?? 0;
   counters.set(request.op, n + 1);

@@ -79,10 +79,15 @@ function compose(
   failedRank: number | undefined,
 ): string {
   const what = context.opName ?? 'Kolo request';
-  const where = context.rank === undefined ? '' : ` on rank ${context.rank}`;
   const detail = nativeMessage.trim().replace(/\.$/, '');
-  const first = failedRank === undefined ? '' : ` Rank ${failedRank} failed first.`;
-  const hint = hints[code] ?? hints['KOLO_INTERNAL'];
+  const hint = hints[code] ?? hints['KOLO_INTERNAL'] ?? '';
+  if (code === 'KOLO_MISMATCH') {
+    // Decided by the coordinator for all ranks at once: the same text on every rank.
+    return `${detail}. ${hint.replace('this name', `'${what}'`)}`;
+  }
+  const where = context.rank === undefined ? '' : ` on rank ${context.rank}`;
+  const named = failedRank !== undefined && detail.includes(`Rank ${failedRank} failed first`);
+  const first = failedRank === undefined || named ? '' : ` Rank ${failedRank} failed first.`;
   return `${what} failed${where}: ${detail}.${first} ${hint}`;
 }
 

@@ -12,7 +12,6 @@ const messages: Record<string, string> = {
   gatherRank: 'Mismatched ALLGATHER tensor shapes: One rank sent a tensor of rank 2, but another rank sent a tensor of rank 3.',
   gatherDim:
     'Mismatched ALLGATHER tensor shapes: One rank sent a tensor with dimension 1 equal to 3, but another rank sent a tensor with dimension 1 equal to 4.',
-  gatherScalar: 'Process-set rank zero tried to ALLGATHER a rank-zero tensor.',
   root: 'Mismatched BROADCAST root ranks: One rank specified root rank 0, but another rank specified root rank 1.',
 };
 
@@ -25,9 +24,18 @@ describe('cross-rank validation on 2 workers', () => {
   it('gives every rank the same exact message, and the next op succeeds', () => {
     expect(job.code, job.stderr).toBe(0);
     for (const [rule, message] of Object.entries(messages)) {
-      expect(perRank(job, rule, 2), rule).toEqual([0, 1].map(() => ({ name: 'MismatchError', code: 'KOLO_MISMATCH', message })));
+      const full = `${message} Every rank must submit '${rule}' with the same dtype, shape, op, root and scale factors.`;
+      expect(perRank(job, rule, 2), rule).toEqual([0, 1].map(() => ({ name: 'MismatchError', code: 'KOLO_MISMATCH', message: full })));
       expect(perRank(job, `after.${rule}`, 2), `after ${rule}`).toEqual([[3], [3]]);
     }
+  });
+
+  it('rejects a rank-zero allgather at the TS edge on every rank, before the engine sees it', () => {
+    // The coordinator's "Process-set rank zero tried to ALLGATHER a rank-zero tensor." is covered by
+    // the C++ unit tests; core refuses the call first, so no rank ever waits for the others.
+    const error = { name: 'RangeError', code: 'ERR_KOLO_INVALID_ARG', message: 'Expected a shape with at least one dimension for shape but received []' };
+    expect(perRank(job, 'gatherScalar', 2)).toEqual([error, error]);
+    expect(perRank(job, 'after.gatherScalar', 2)).toEqual([[3], [3]]);
   });
 
   it('fails a duplicate in-flight name at once on that rank only', () => {

@@ -145,10 +145,10 @@ describe('allreduce', () => {
     const error = (await trainStep().catch((e: unknown) => e)) as MismatchError;
     expect(MismatchError.isInstance(error)).toBe(true);
     expect(error.message).toBe(
-      'allreduce.w failed on rank 1: Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [3], ' +
-        'but another rank sent a tensor of shape [4]. Every rank must submit this name with the same dtype, shape, op, root and scale factors.',
+      'Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [3], ' +
+        "but another rank sent a tensor of shape [4]. Every rank must submit 'w' with the same dtype, shape, op, root and scale factors.",
     );
-    expect([error.rank, error.opName]).toEqual([1, 'allreduce.w']);
+    expect([error.rank, error.opName]).toEqual([1, 'w']);
     expect(error.stack).toContain('trainStep');
     expect(error.stack).toContain('allreduce.test.ts');
   });

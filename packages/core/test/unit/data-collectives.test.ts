@@ -98,7 +98,7 @@ describe('barrier and join', () => {
     expect(await join()).toBe(2);
     expect(joinSync()).toBe(2);
     expect(binding.calls.map((c) => c.requests[0]?.name)).toEqual([
-      'barrier.ckpt',
+      'ckpt',
       'join.noname.0',
       'join.noname.1',
     ]);

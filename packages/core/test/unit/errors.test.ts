@@ -89,15 +89,15 @@ describe('fromNative', () => {
     );
   });
 
-  it('says what failed, where, and what to do', () => {
+  it('gives a cross-rank mismatch the same text on every rank, naming the tensor', () => {
     const native = nativeError(
       'KOLO_MISMATCH',
       'Mismatched data types: One rank had type float32, but another rank had type int32.',
     );
     const e = fromNative(native, context);
     expect(e.message).toBe(
-      'allreduce.grad failed on rank 1: Mismatched data types: One rank had type float32, but ' +
-        'another rank had type int32. Every rank must submit this name with the same dtype, shape, ' +
+      'Mismatched data types: One rank had type float32, but ' +
+        "another rank had type int32. Every rank must submit 'allreduce.grad' with the same dtype, shape, " +
         'op, root and scale factors.',
     );
     expect(e.cause).toBe(native);

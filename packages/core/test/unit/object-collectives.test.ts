@@ -39,7 +39,7 @@ describe('broadcastObject', () => {
     ]);
     expect(requests[1]?.shape).toEqual([new TextEncoder().encode(JSON.stringify(value)).length]);
     expect(broadcastObjectSync([1, 'x'], { root: 0, name: 'cfg' })).toEqual([1, 'x']);
-    expect(binding.calls[2]?.requests[0]?.name).toBe('broadcast_object.cfg.length');
+    expect(binding.calls[2]?.requests[0]?.name).toBe('cfg.length');
   });
 
   it('validates root before sending anything', async () => {

@@ -18,10 +18,10 @@ const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
 const names = (binding: FakeBinding) => binding.calls.flatMap((c) => c.requests.map((r) => r.name));
 
 describe('requestName', () => {
-  it('counts unnamed requests per op and prefixes named ones', () => {
+  it('counts unnamed requests per op and keeps named ones as given', () => {
     const counters = new Map<string, number>();
     expect(requestName(counters, { op: 'allreduce' })).toBe('allreduce.noname.0');
-    expect(requestName(counters, { op: 'allreduce', name: 'w' })).toBe('allreduce.w');
+    expect(requestName(counters, { op: 'allreduce', name: 'w' })).toBe('w');
     expect(requestName(counters, { op: 'broadcast' })).toBe('broadcast.noname.0');
     expect(requestName(counters, { op: 'allreduce' })).toBe('allreduce.noname.1');
   });
@@ -50,7 +50,7 @@ describe('names on the wire', () => {
     expect(names(binding)).toEqual([
       'allreduce.noname.0',
       'broadcast.noname.0',
-      'allreduce.loss',
+      'loss',
       'allreduce.noname.1',
       'allreduce.noname.0',
     ]);
@@ -69,7 +69,7 @@ describe('names on the wire', () => {
     expect(names(binding)).toEqual([
       'grouped_allreduce.noname.0_1of2',
       'grouped_allreduce.noname.0_2of2',
-      'grouped_allreduce.g_1of1',
+      'g_1of1',
     ]);
   });
 

@@ -136,6 +136,16 @@ TEST(Coordinator, AllgatherCollectsFirstDimsAndChecksTheRest) {
             "to 3, but another rank sent a tensor with dimension 1 equal to 4.");
 }
 
+TEST(Coordinator, RankZeroTensorsCannotBeGathered) {
+  Coordinator c(2, 0);
+  auto lists = Lists(2);
+  for (int r = 0; r < 2; ++r) {
+    lists[r].requests = {Make(r, "s", RequestType::kAllgather, DataType::kFloat32, {})};
+  }
+  EXPECT_EQ(OnlyError(c.Compute(lists)),
+            "Process-set rank zero tried to ALLGATHER a rank-zero tensor.");
+}
+
 TEST(Coordinator, BroadcastRootMismatchMessage) {
   Coordinator c(2, 0);
   auto lists = Lists(2);
