@@ -16,15 +16,16 @@ int64_t IntField(const Napi::Object& o, const char* key, int64_t fallback) {
   return v.IsNumber() ? v.As<Napi::Number>().Int64Value() : fallback;
 }
 
-// Owns the store and keeps a Gloo-facing prefix view of it alive for the transport.
-class PrefixedStore : public KeyValueStore {
+// The engine's handle on the rendezvous store; the transport sees it through a PrefixStore.
+class OwnedStore : public KeyValueStore {
  public:
-  explicit PrefixedStore(std::unique_ptr<RendezvousStore> inner) : inner_(std::move(inner)) {}
+  explicit OwnedStore(std::unique_ptr<RendezvousStore> inner) : inner_(std::move(inner)) {}
   void Set(const std::string& k, const std::vector<char>& v) override { inner_->Set(k, v); }
   std::optional<std::vector<char>> Get(const std::string& k,
                                        std::chrono::milliseconds t) override {
     return inner_->Get(k, t);
   }
+  bool Alive() override { return inner_->Alive(); }
   RendezvousStore& inner() { return *inner_; }
 
  private:
@@ -77,7 +78,7 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   const std::string prefix = StringField(config, "storePrefix");
 
   Connector connect = [sc, go, prefix]() {
-    auto store = std::make_unique<PrefixedStore>(OpenStore(sc, go.timeout));
+    auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
     gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
     Connection c;
     c.transport = std::make_unique<GlooTransport>(gloo_view, go);

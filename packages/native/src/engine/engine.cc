@@ -23,7 +23,13 @@ Engine::~Engine() {
   Join();
 }
 
-void Engine::RequestShutdown() { shutdown_requested_ = true; }
+void Engine::RequestShutdown() {
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    shutdown_requested_ = true;
+  }
+  wake_cv_.notify_all();
+}
 
 void Engine::Join() {
   if (thread_.joinable()) thread_.join();
@@ -33,7 +39,21 @@ Status Engine::Enqueue(std::vector<EntryPtr> entries) {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (stopped_) return final_status_;
   if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
-  return queue_.Add(std::move(entries));
+  Status status = queue_.Add(std::move(entries));
+  if (status.ok()) {
+    std::lock_guard<std::mutex> wake(wake_mu_);
+    wake_cv_.notify_all();
+  }
+  return status;
+}
+
+// A rank with nothing in flight sleeps until it has work, so an idle job does not spin.
+// Ranks with work block in the coordinator's gather meanwhile, which costs no CPU; the
+// idle wake-up bounds how late this rank notices a dead peer or a stop request.
+void Engine::WaitForWork() {
+  std::unique_lock<std::mutex> lock(wake_mu_);
+  wake_cv_.wait_for(lock, std::chrono::milliseconds(kIdleWakeMs),
+                    [&] { return shutdown_requested_ || queue_.InFlight() > 0; });
 }
 
 void Engine::Run() {
@@ -93,9 +113,14 @@ bool Engine::RunCycle() {
   static thread_local auto next = std::chrono::steady_clock::now();
   auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double, std::milli>(config_.cycle_time_ms));
+  WaitForWork();
+  if (connection_.store && !connection_.store->Alive()) {
+    throw TransportError("the rendezvous store (hosted by the launcher) closed its connection, "
+                         "so the launcher has exited");
+  }
   auto now = std::chrono::steady_clock::now();
   if (next > now) std::this_thread::sleep_until(next);
-  next = std::max(next + cycle, now);
+  next = std::max(next + cycle, std::chrono::steady_clock::now());
 
   RequestList mine;
   mine.requests = queue_.PopRequests();

@@ -18,6 +18,9 @@
 
 namespace kolo {
 
+// Longest an idle rank sleeps between cycles.
+inline constexpr int kIdleWakeMs = 50;
+
 struct EngineConfig {
   int rank = 0;
   int size = 1;
@@ -61,6 +64,7 @@ class Engine {
  private:
   void Run();
   bool RunCycle();
+  void WaitForWork();
   ResponseList Negotiate(RequestList mine);
   void Perform(const Response& response);
   void Fail(std::vector<EntryPtr> entries, const Status& status);
@@ -83,6 +87,9 @@ class Engine {
   std::string current_op_;
   bool joined_ = false;
 
+  // Wakes an idle background thread when work or a shutdown request arrives.
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
   std::mutex state_mu_;
   bool stopped_ = false;
   Status final_status_;

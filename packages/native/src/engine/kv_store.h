@@ -15,6 +15,8 @@ class KeyValueStore {
   // Empty when the key does not appear within `timeout`.
   virtual std::optional<std::vector<char>> Get(const std::string& key,
                                                std::chrono::milliseconds timeout) = 0;
+  // False once the store is known to be gone (its host exited). Must not block.
+  virtual bool Alive() { return true; }
 };
 
 // Keys under which the launcher (or the coordinator, when it saw a peer vanish) records the rank

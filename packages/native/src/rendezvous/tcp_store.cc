@@ -132,6 +132,16 @@ std::vector<char> TcpStore::Call(const std::vector<char>& request,
   return reply;
 }
 
+bool TcpStore::Alive() {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return true;  // a request is in flight, so the socket is in use
+  pollfd p{fd_, POLLIN | POLLRDHUP, 0};
+  if (poll(&p, 1, 0) <= 0) return true;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) return false;
+  char byte;
+  return recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) != 0;
+}
+
 void TcpStore::set(const std::string& key, const std::vector<char>& data) { Set(key, data); }
 
 void TcpStore::Set(const std::string& key, const std::vector<char>& value) {

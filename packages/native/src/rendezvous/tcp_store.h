@@ -23,6 +23,7 @@ class TcpStore : public RendezvousStore {
   void Set(const std::string& key, const std::vector<char>& value) override;
   std::optional<std::vector<char>> Get(const std::string& key,
                                        std::chrono::milliseconds timeout) override;
+  bool Alive() override;
 
  private:
   std::vector<char> Call(const std::vector<char>& request, std::chrono::milliseconds timeout);

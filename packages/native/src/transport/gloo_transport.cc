@@ -106,7 +106,8 @@ std::vector<std::vector<char>> GlooTransport::GatherToRoot(const std::vector<cha
   all[0] = mine;
   std::vector<uint64_t> lens(size, 0);
   for (int r = 1; r < size; ++r) {
-    Guard("receiving requests from a rank", [&] {
+    const std::string what = "receiving requests from rank " + std::to_string(r);
+    Guard(what.c_str(), [&] {
       auto lbuf = context_->createUnboundBuffer(&lens[r], sizeof(uint64_t));
       lbuf->recv(r, len_slot);
       lbuf->waitRecv(options_.timeout);
