@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Every test: lint, the C++ unit tests, then the vitest projects (unit, native, multi-process).
+# Every test: lint, type-check, the C++ unit tests, then the vitest projects (unit, native,
+# multi-process). Ends with one "N passed, N failed" line covering C++ and TS tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npx eslint .
 npx tsc -b
-(cd packages/native && npm run --silent test:cpp)
-npx vitest run
+report=$(mktemp -d)
+(cd packages/native && npm run --silent test:cpp -- --gtest_output="json:$report/cpp.json")
+npx vitest run --reporter=default --reporter=json --outputFile="$report/vitest.json"
+node scripts/test-summary.mjs "$report/cpp.json" "$report/vitest.json"
