@@ -15,7 +15,7 @@ import { runAsync, runSync, step, type Plan } from './run-plan.js';
  * ```
  */
 export interface AllgatherObjectOptions {
-  /** Matches the request across ranks (`allgather_object.<name>`); default `allgather_object.noname.<n>`. */
+  /** Matches the request across ranks (the name as given); default `allgather_object.noname.<n>`. */
   readonly name?: string;
 }
 

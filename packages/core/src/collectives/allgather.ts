@@ -18,7 +18,7 @@ import { resolveShape } from './shape.js';
  * ```
  */
 export interface AllgatherOptions {
-  /** Matches the request across ranks (`allgather.<name>`); default `allgather.noname.<n>`. */
+  /** Matches the request across ranks (the name as given); default `allgather.noname.<n>`. */
   readonly name?: string;
   /** Logical shape; the first dimension may differ per rank, the others must match. */
   readonly shape?: readonly number[];

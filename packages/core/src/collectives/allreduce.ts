@@ -16,7 +16,7 @@ import type { SameKind } from './same-kind.js';
  * ```
  */
 export interface AllreduceOptions<T extends HostArray = HostArray> {
-  /** Matches the request across ranks (`allreduce.<name>`); default `allreduce.noname.<n>`. */
+  /** Matches the request across ranks (the name as given); default `allreduce.noname.<n>`. */
   readonly name?: string;
   /** The reduction; default `average`, as Horovod (integer dtypes truncate toward zero). */
   readonly op?: ReduceOpName;

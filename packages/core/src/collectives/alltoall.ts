@@ -26,7 +26,7 @@ export interface AlltoallOptions {
   readonly splits?: readonly number[];
   /** Logical shape; dimensions after the first must match on every rank. */
   readonly shape?: readonly number[];
-  /** Matches the request across ranks (`alltoall.<name>`); default `alltoall.noname.<n>`. */
+  /** Matches the request across ranks (the name as given); default `alltoall.noname.<n>`. */
   readonly name?: string;
 }
 

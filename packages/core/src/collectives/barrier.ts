@@ -13,7 +13,7 @@ import { runAsync, runSync, step, type Plan } from './run-plan.js';
  * ```
  */
 export interface BarrierOptions {
-  /** Matches the barrier across ranks (`barrier.<name>`); default `barrier.noname.<n>`. */
+  /** Matches the barrier across ranks (the name as given); default `barrier.noname.<n>`. */
   readonly name?: string;
 }
 

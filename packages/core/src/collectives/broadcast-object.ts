@@ -17,7 +17,7 @@ import { runAsync, runSync, step, type Plan, type Steps } from './run-plan.js';
 export interface BroadcastObjectOptions {
   /** The rank whose object everyone receives. */
   readonly root: number;
-  /** Base name (`broadcast_object.<name>`); default `broadcast_object.noname.<n>`. */
+  /** Base name (the name as given); default `broadcast_object.noname.<n>`. */
   readonly name?: string;
 }
 

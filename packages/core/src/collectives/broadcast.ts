@@ -21,7 +21,7 @@ import { resolveShape } from './shape.js';
 export interface BroadcastOptions<T extends HostArray = HostArray> {
   /** The rank whose data everyone receives, in [0, size()). */
   readonly root: number;
-  /** Matches the request across ranks (`broadcast.<name>`); default `broadcast.noname.<n>`. */
+  /** Matches the request across ranks (the name as given); default `broadcast.noname.<n>`. */
   readonly name?: string;
   /** Logical shape, checked against the other ranks; default `[data.length]`. */
   readonly shape?: readonly number[];

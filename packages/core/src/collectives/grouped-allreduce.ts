@@ -17,7 +17,7 @@ import type { SameKind } from './same-kind.js';
  * ```
  */
 export interface GroupedAllreduceOptions {
-  /** Base name (`grouped_allreduce.<name>`); members are `<base>_<i>of<n>`. */
+  /** Base name (as given); members are `<base>_<i>of<n>`. */
   readonly name?: string;
   /** The reduction; default `average`. */
   readonly op?: ReduceOpName;

@@ -24,7 +24,7 @@ export interface ReducescatterOptions {
   readonly op?: 'average' | 'sum';
   /** Logical shape, identical on every rank; the first dimension is split across ranks. */
   readonly shape?: readonly number[];
-  /** Matches the request across ranks (`reducescatter.<name>`); default `reducescatter.noname.<n>`. */
+  /** Matches the request across ranks (the name as given); default `reducescatter.noname.<n>`. */
   readonly name?: string;
   /** Multiplies each input before the reduction. */
   readonly prescaleFactor?: number;
