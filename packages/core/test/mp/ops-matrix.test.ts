@@ -64,7 +64,9 @@ describe.each([2, 3, 4])('every op x every dtype on %i workers', (size) => {
     const sumOfRanks = (size * (size - 1)) / 2;
     expect(perRank(job, 'allreduce.scaled.float64', size)).toEqual(ranks(size).map(() => [((sumOfRanks + size) * 0.5) * 3]));
     expect(perRank(job, 'groupedAllreduce', size)).toEqual(ranks(size).map(() => [[sumOfRanks], [size, 2 * size], [sumOfRanks, size]]));
+    expect(perRank(job, 'empty', size)).toEqual(ranks(size).map(() => ({ sum: 0, gather: [0, 3], bcast: 0 })));
     expect(perRank(job, 'barrier', size)).toEqual(ranks(size).map(() => true));
+    expect(perRank(job, 'afterShutdown', size)).toEqual(ranks(size).map(() => ({ name: 'NotInitializedError', code: 'KOLO_NOT_INITIALIZED' })));
     const joins = perRank(job, 'join', size) as { steps: number[]; last: number }[];
     joins.forEach((j, r) => {
       // Step s is summed over the ranks that still had a step s; joined ranks add zeros.

@@ -26,8 +26,9 @@ std::vector<int64_t> IntArrayField(Napi::Env env, const Napi::Object& o, const c
 }
 
 struct View {
-  void* data = nullptr;
+  void* data = nullptr;  // may be null for an empty array
   size_t bytes = 0;
+  bool present = false;
 };
 
 View ReadArray(Napi::Env env, const Napi::Object& o, const char* key, const std::string& name) {
@@ -39,7 +40,7 @@ View ReadArray(Napi::Env env, const Napi::Object& o, const char* key, const std:
   }
   Napi::TypedArray ta = v.As<Napi::TypedArray>();
   auto* base = static_cast<char*>(ta.ArrayBuffer().Data());
-  return {base + ta.ByteOffset(), ta.ByteLength()};
+  return {base == nullptr ? nullptr : base + ta.ByteOffset(), ta.ByteLength(), true};
 }
 
 }  // namespace
@@ -87,7 +88,7 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
       e->input = in.data;
       View out = ReadArray(env, o, "output", r.name);
       if (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) {
-        if (out.data == nullptr || out.bytes != want) {
+        if (!out.present || out.bytes != want) {
           throw Napi::TypeError::New(env, "Expected an output of " + std::to_string(want) +
                                               " bytes for '" + r.name + "'");
         }
@@ -95,7 +96,7 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
       }
       if (pin) {
         job->pinned.push_back(Napi::Persistent(o.Get("input")));
-        if (out.data != nullptr) job->pinned.push_back(Napi::Persistent(o.Get("output")));
+        if (out.present) job->pinned.push_back(Napi::Persistent(o.Get("output")));
       }
     }
     e->owner = job;

@@ -46,6 +46,12 @@ const grouped = await kolo.groupedAllreduce(
 );
 report('groupedAllreduce', grouped.map((a) => Array.from(a)));
 
+// Zero-length tensors complete without reaching the transport (Gloo crashes on 0-byte gathers).
+const emptySum = await kolo.allreduce(new Float32Array(0), { op: 'sum', name: 'empty.sum' });
+const emptyGather = await kolo.allgather(new Int32Array(0), { shape: [0, 3], name: 'empty.gather' });
+const emptyBcast = await kolo.broadcast(new Float64Array(0), { root: 0, name: 'empty.bcast' });
+report('empty', { sum: emptySum.length, gather: emptyGather.shape, bcast: emptyBcast.length });
+
 await kolo.barrier();
 report('barrier', true);
 
@@ -58,3 +64,10 @@ const last = await kolo.join();
 report('join', { steps, last });
 
 await kolo.shutdown();
+await kolo.shutdown(); // idempotent
+try {
+  await kolo.allreduce(new Float32Array(1));
+  report('afterShutdown', 'resolved');
+} catch (err) {
+  report('afterShutdown', { name: err.name, code: err.code });
+}

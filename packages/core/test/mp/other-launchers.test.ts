@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from './run-job.js';
+
+const demo = join(repoRoot, 'examples', 'allreduce-demo', 'index.mjs');
+const sums = ['rank 0/2 sum      [3, 6, 9, 12]', 'rank 1/2 sum      [3, 6, 9, 12]'];
+
+function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, out }))));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('workers started by other launchers', () => {
+  it('initializes under plain mpirun (Open MPI environment)', async () => {
+    const { code, out } = await run('mpirun', ['--oversubscribe', '-np', '2', process.execPath, demo], {
+      OMPI_ALLOW_RUN_AS_ROOT: '1',
+      OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1',
+    });
+    expect(code, out).toBe(0);
+    for (const line of sums) expect(out).toContain(line);
+  });
+
+  it('initializes from torchrun-style variables (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)', async () => {
+    // torchrun's agent owns MASTER_PORT; Kolo's store goes on MASTER_PORT + 1, so keep both free.
+    const masterPort = await freePort();
+    const workers = [0, 1].map((rank) =>
+      run(process.execPath, [demo], {
+        RANK: String(rank),
+        WORLD_SIZE: '2',
+        LOCAL_RANK: String(rank),
+        LOCAL_WORLD_SIZE: '2',
+        MASTER_ADDR: '127.0.0.1',
+        MASTER_PORT: String(masterPort),
+      }),
+    );
+    const results = await Promise.all(workers);
+    results.forEach(({ code, out }, rank) => {
+      expect(code, out).toBe(0);
+      expect(out).toContain(sums[rank]);
+    });
+  });
+});
