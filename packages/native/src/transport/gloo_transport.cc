@@ -12,14 +12,15 @@
 #include <gloo/transport/tcp/device.h>
 #include <gloo/types.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace kolo {
 namespace {
 
-constexpr uint32_t kControlTag = 1;
 constexpr uint32_t kDataTag = 2;
 constexpr uint8_t kControlSlotPrefix = 0x40;
+constexpr uint8_t kDirectSlotPrefix = 0x41;
 
 template <typename T>
 gloo::AllreduceOptions::Func ReduceFunc(ReduceOp op) {
@@ -41,6 +42,19 @@ void RunAllreduce(std::shared_ptr<gloo::Context>& ctx, void* data, int64_t count
   opts.setTag(kDataTag);
   opts.setTimeout(timeout);
   gloo::allreduce(opts);
+}
+
+gloo::AllreduceOptions::Func FuncFor(DataType dtype, ReduceOp op) {
+  switch (dtype) {
+    case DataType::kFloat32: return ReduceFunc<float>(op);
+    case DataType::kFloat64: return ReduceFunc<double>(op);
+    case DataType::kInt32: return ReduceFunc<int32_t>(op);
+    case DataType::kInt64: return ReduceFunc<int64_t>(op);
+    case DataType::kUint8: return ReduceFunc<uint8_t>(op);
+    case DataType::kInt8: return ReduceFunc<int8_t>(op);
+    case DataType::kFloat16: break;
+  }
+  throw std::logic_error("float16 must be reduced in float32 by the engine");
 }
 
 }  // namespace
@@ -83,68 +97,122 @@ TransportCapabilities GlooTransport::Capabilities() const {
            DataType::kUint8, DataType::kInt8}};
 }
 
+// Control messages travel as one frame when they fit: [u64 length][payload] in a buffer of
+// kInlineBytes (Gloo completes a receive when a shorter message arrives); longer payloads send
+// their tail as a second message of known size. One message per rank per direction per cycle.
+void GlooTransport::SendFrame(int peer, const std::vector<char>& payload, uint64_t slot) {
+  const uint64_t len = payload.size();
+  std::vector<char>& head = scratch_;
+  const size_t inline_bytes = std::min<size_t>(len, kInlineBytes - sizeof len);
+  head.resize(sizeof len + inline_bytes);
+  std::memcpy(head.data(), &len, sizeof len);
+  if (inline_bytes > 0) std::memcpy(head.data() + sizeof len, payload.data(), inline_bytes);
+  auto first = context_->createUnboundBuffer(head.data(), head.size());
+  first->send(peer, slot);
+  first->waitSend(options_.timeout);
+  if (len > inline_bytes) {
+    auto rest = context_->createUnboundBuffer(const_cast<char*>(payload.data()) + inline_bytes,
+                                              len - inline_bytes);
+    rest->send(peer, slot + 1);
+    rest->waitSend(options_.timeout);
+  }
+}
+
+std::vector<char> GlooTransport::RecvFrame(int peer, uint64_t slot) {
+  std::vector<char> head(kInlineBytes);
+  auto first = context_->createUnboundBuffer(head.data(), head.size());
+  first->recv(peer, slot);
+  first->waitRecv(options_.timeout);
+  uint64_t len;
+  std::memcpy(&len, head.data(), sizeof len);
+  const size_t inline_bytes = std::min<size_t>(len, kInlineBytes - sizeof len);
+  std::vector<char> payload(len);
+  if (inline_bytes > 0) std::memcpy(payload.data(), head.data() + sizeof len, inline_bytes);
+  if (len > inline_bytes) {
+    auto rest = context_->createUnboundBuffer(payload.data() + inline_bytes, len - inline_bytes);
+    rest->recv(peer, slot + 1);
+    rest->waitRecv(options_.timeout);
+  }
+  return payload;
+}
+
 std::vector<std::vector<char>> GlooTransport::GatherToRoot(const std::vector<char>& mine) {
-  const int size = options_.size;
-  const auto len_slot = gloo::Slot::build(kControlSlotPrefix, 0);
-  const auto data_slot = gloo::Slot::build(kControlSlotPrefix, 1);
+  const uint64_t slot = gloo::Slot::build(kControlSlotPrefix, 0);
   std::vector<std::vector<char>> all;
   if (options_.rank != 0) {
-    Guard("sending requests to the coordinator (rank 0)", [&] {
-      uint64_t len = mine.size();
-      auto lbuf = context_->createUnboundBuffer(&len, sizeof len);
-      lbuf->send(0, len_slot);
-      lbuf->waitSend(options_.timeout);
-      if (len > 0) {
-        auto dbuf = context_->createUnboundBuffer(const_cast<char*>(mine.data()), len);
-        dbuf->send(0, data_slot);
-        dbuf->waitSend(options_.timeout);
-      }
-    }, 0);
+    Guard("sending requests to the coordinator (rank 0)", [&] { SendFrame(0, mine, slot); }, 0);
     return all;
   }
-  all.resize(size);
+  all.resize(options_.size);
   all[0] = mine;
-  std::vector<uint64_t> lens(size, 0);
-  for (int r = 1; r < size; ++r) {
+  for (int r = 1; r < options_.size; ++r) {
     const std::string what = "receiving requests from rank " + std::to_string(r);
-    Guard(what.c_str(), [&] {
-      auto lbuf = context_->createUnboundBuffer(&lens[r], sizeof(uint64_t));
-      lbuf->recv(r, len_slot);
-      lbuf->waitRecv(options_.timeout);
-      all[r].resize(lens[r]);
-      if (lens[r] > 0) {
-        auto dbuf = context_->createUnboundBuffer(all[r].data(), lens[r]);
-        dbuf->recv(r, data_slot);
-        dbuf->waitRecv(options_.timeout);
-      }
-    }, r);
+    Guard(what.c_str(), [&] { all[r] = RecvFrame(r, slot); }, r);
   }
   return all;
 }
 
 std::vector<char> GlooTransport::BroadcastFromRoot(std::vector<char> data) {
-  Guard("receiving responses from the coordinator (rank 0)", [&] {
-    uint64_t len = data.size();
-    gloo::BroadcastOptions lopts(context_);
-    lopts.setOutput(&len, 1);
-    lopts.setRoot(0);
-    lopts.setTag(kControlTag);
-    lopts.setTimeout(options_.timeout);
-    gloo::broadcast(lopts);
-    data.resize(len);
-    if (len == 0) return;
-    gloo::BroadcastOptions dopts(context_);
-    dopts.setOutput(data.data(), len);
-    dopts.setRoot(0);
-    dopts.setTag(kControlTag);
-    dopts.setTimeout(options_.timeout);
-    gloo::broadcast(dopts);
-  }, options_.rank == 0 ? -1 : 0);
+  const uint64_t slot = gloo::Slot::build(kControlSlotPrefix, 2);
+  if (options_.rank != 0) {
+    Guard("receiving responses from the coordinator (rank 0)",
+          [&] { data = RecvFrame(0, slot); }, 0);
+    return data;
+  }
+  for (int r = 1; r < options_.size; ++r) {
+    const std::string what = "sending responses to rank " + std::to_string(r);
+    Guard(what.c_str(), [&] { SendFrame(r, data, slot); }, r);
+  }
   return data;
+}
+
+// Latency-bound sizes (and any size on two ranks) use one direct exchange: every rank sends its
+// whole buffer to every other rank and reduces the contributions in rank order, so the result is
+// bitwise identical everywhere. Larger buffers on more ranks use Gloo's ring.
+void GlooTransport::DirectAllreduce(void* data, int64_t count, DataType dtype, ReduceOp op) {
+  const int size = options_.size;
+  const int me = options_.rank;
+  const size_t bytes = static_cast<size_t>(count) * DataTypeSize(dtype);
+  const uint64_t slot = gloo::Slot::build(kDirectSlotPrefix, 0);
+  auto fn = FuncFor(dtype, op);
+  if (size == 2) {
+    // Every reduction here is commutative, so x0 op x1 == x1 op x0 bit for bit.
+    exchange_.resize(bytes);
+    auto in = context_->createUnboundBuffer(exchange_.data(), bytes);
+    in->recv(1 - me, slot);
+    auto out = context_->createUnboundBuffer(data, bytes);
+    out->send(1 - me, slot);
+    out->waitSend(options_.timeout);
+    in->waitRecv(options_.timeout);
+    fn(data, data, exchange_.data(), count);
+    return;
+  }
+  exchange_.resize(static_cast<size_t>(size) * bytes);
+  std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> recvs;
+  for (int p = 0; p < size; ++p) {
+    if (p == me) continue;
+    recvs.push_back(context_->createUnboundBuffer(exchange_.data() + p * bytes, bytes));
+    recvs.back()->recv(p, slot);
+  }
+  auto mine = context_->createUnboundBuffer(data, bytes);
+  for (int p = 0; p < size; ++p) {
+    if (p != me) mine->send(p, slot);
+  }
+  for (int p = 0; p < size - 1; ++p) mine->waitSend(options_.timeout);
+  for (auto& r : recvs) r->waitRecv(options_.timeout);
+  std::memcpy(exchange_.data() + me * bytes, data, bytes);
+  char* acc = exchange_.data();
+  for (int p = 1; p < size; ++p) fn(acc, acc, exchange_.data() + p * bytes, count);
+  std::memcpy(data, acc, bytes);
 }
 
 void GlooTransport::Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) {
   if (count == 0) return;
+  const size_t bytes = static_cast<size_t>(count) * DataTypeSize(dtype);
+  if (options_.size == 2 || bytes <= kDirectAllreduceBytes) {
+    Guard("allreduce", [&] { DirectAllreduce(data, count, dtype, op); });
+    return;
+  }
   Guard("allreduce", [&] {
     auto t = options_.timeout;
     switch (dtype) {

@@ -44,6 +44,15 @@ class GlooTransport : public Transport {
  private:
   template <typename Fn>
   void Guard(const char* what, Fn&& fn, int peer = -1);
+  void SendFrame(int peer, const std::vector<char>& payload, uint64_t slot);
+  std::vector<char> RecvFrame(int peer, uint64_t slot);
+
+  void DirectAllreduce(void* data, int64_t count, DataType dtype, ReduceOp op);
+
+  static constexpr size_t kInlineBytes = 64 * 1024;
+  static constexpr size_t kDirectAllreduceBytes = 64 * 1024;
+  std::vector<char> scratch_;
+  std::vector<char> exchange_;
 
   GlooOptions options_;
   std::shared_ptr<gloo::Context> context_;

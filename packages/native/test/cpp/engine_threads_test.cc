@@ -131,6 +131,30 @@ TEST_F(EngineThreads, SumAndTruncatingIntegerAverageOverThreeRanks) {
   }
 }
 
+TEST_F(EngineThreads, LargeBuffersOnThreeRanksTakeTheRingAndSmallOnesTheDirectExchange) {
+  Start(3);
+  const int64_t big = 40000;  // 160 KB: past the direct-exchange threshold
+  for (int r = 0; r < 3; ++r) {
+    std::vector<float> v(static_cast<size_t>(big), static_cast<float>(r + 1));
+    ASSERT_TRUE(ranks_[r]->Submit(Allreduce("big", DataType::kFloat32, big, ReduceOp::kMax), v.data(),
+                                  v.size() * 4).ok());
+    int64_t small[3] = {r + 1, 2, -(r + 1)};
+    ASSERT_TRUE(ranks_[r]->Submit(Allreduce("small", DataType::kInt64, 3, ReduceOp::kProduct),
+                                  small, sizeof small).ok());
+  }
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(ranks_[r]->sink.Wait("big").ok());
+    ASSERT_TRUE(ranks_[r]->sink.Wait("small").ok());
+    auto* v = static_cast<float*>(ranks_[r]->sink.Entry("big").output);
+    EXPECT_EQ(v[0], 3.0f);
+    EXPECT_EQ(v[big - 1], 3.0f);
+    auto* p = static_cast<int64_t*>(ranks_[r]->sink.Entry("small").output);
+    EXPECT_EQ(p[0], 6);  // 1 * 2 * 3
+    EXPECT_EQ(p[1], 8);
+    EXPECT_EQ(p[2], -6);
+  }
+}
+
 TEST_F(EngineThreads, MismatchFailsOnEveryRankAndTheNextOpWorks) {
   Start(2);
   double d[1] = {1.0};
