@@ -49,6 +49,12 @@ export interface NativeEngineConfig {
   readonly cycleTimeMs: number;
   readonly fusionThresholdBytes: number;
   readonly timeoutMs: number;
+  /** Stall inspector: warn after this many ms (0 disables); end the job after stallShutdownMs (0: never). */
+  readonly stallCheckMs: number;
+  readonly stallShutdownMs: number;
+  /** Chrome-trace file written by rank 0; empty for none. */
+  readonly timelinePath: string;
+  readonly timelineMarkCycles: boolean;
 }
 
 /** One request to the engine. Buffers stay pinned until the request completes. */
@@ -95,6 +101,10 @@ export interface NativeEngine {
   enqueue(requests: readonly NativeRequest[], grouped: boolean): Promise<NativeResult[]>;
   /** Same as `enqueue`, but blocks the calling thread until completion and throws on failure. */
   enqueueSync(requests: readonly NativeRequest[], grouped: boolean): NativeResult[];
+  /** Starts writing the timeline to `path` (rank 0 writes; other ranks ignore it) from the next cycle. */
+  startTimeline(path: string, markCycles: boolean): void;
+  /** Stops and closes the timeline file. */
+  stopTimeline(): void;
   /** Coordinated shutdown: pending requests on every rank fail with `KOLO_SHUT_DOWN`. Idempotent. */
   shutdown(): Promise<void>;
 }

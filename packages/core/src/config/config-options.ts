@@ -36,6 +36,14 @@ export interface ConfigOptions {
   readonly fusionThresholdBytes?: number;
   /** How long a rendezvous or a collective may wait for peers before failing. */
   readonly timeoutMs?: number;
+  /** Warn about tensors some ranks submitted and others did not after this long; 0 disables. */
+  readonly stallCheckTimeMs?: number;
+  /** End the job when such a stall lasts this long; 0 (default) never does. */
+  readonly stallShutdownTimeMs?: number;
+  /** Chrome-trace file rank 0 writes (open it in Perfetto); empty: no timeline. */
+  readonly timelinePath?: string;
+  /** Add a CYCLE_START marker per engine cycle to the timeline. */
+  readonly timelineMarkCycles?: boolean;
 }
 
 /**
@@ -60,6 +68,10 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'cycleTimeMs',
   'fusionThresholdBytes',
   'timeoutMs',
+  'stallCheckTimeMs',
+  'stallShutdownTimeMs',
+  'timelinePath',
+  'timelineMarkCycles',
 ];
 
 /**

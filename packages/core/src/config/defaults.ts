@@ -13,6 +13,10 @@ export const configDefaults = {
   fusionThresholdBytes: 128 * 1024 * 1024,
   /** Horovod's `HOROVOD_GLOO_TIMEOUT_SECONDS` default, 30 s. */
   timeoutMs: 30_000,
+  /** Horovod's `HOROVOD_STALL_CHECK_TIME_SECONDS` default, 60 s. */
+  stallCheckTimeMs: 60_000,
+  /** Horovod's `HOROVOD_STALL_SHUTDOWN_TIME_SECONDS` default: never shut down. */
+  stallShutdownTimeMs: 0,
   hostname: '',
   iface: '',
   /** Job id when no launcher names one. */

@@ -8,6 +8,7 @@ import { launcherStore, type StorePlan } from './launcher-store.js';
 import { resolveJobId } from './resolve-job-id.js';
 import { resolveTopology } from './resolve-topology.js';
 import { resolveTuning } from './resolve-tuning.js';
+import { resolveDiagnostics } from './resolve-diagnostics.js';
 
 /**
  * Options of `resolveConfig`: the init options plus the engine generation.
@@ -71,6 +72,7 @@ export function resolveConfig(
   const engine: NativeEngineConfig = {
     ...topology,
     ...resolveTuning(checked, env),
+    ...resolveDiagnostics(checked, env),
     store: plan.store,
     storePrefix: `kolo/${jobId}/gen${generation}`,
   };

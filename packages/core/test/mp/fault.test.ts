@@ -24,6 +24,8 @@ describe('a worker killed mid-loop', () => {
       expect(err.isKoloError).toBe(true);
       expect(err.message).toMatch(/Rank 2 failed first \(killed by signal SIGKILL\)/);
       expect(err.afterMs as number).toBeLessThan((timeoutSeconds + 10) * 1000);
+      // Later requests keep naming the root cause instead of a generic shut-down error.
+      expect(job.results.get('later')?.get(survivor)).toEqual({ code: 'KOLO_COMMUNICATION', failedRank: 2 });
     }
     const firstLauncherLine = job.stderr.split('\n').find((l) => l.startsWith('kolorun:'));
     expect(firstLauncherLine).toMatch(/^kolorun: rank 2 \(pid \d+\) failed first: killed by signal SIGKILL$/);

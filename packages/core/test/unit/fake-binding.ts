@@ -50,6 +50,8 @@ export interface FakeBinding extends NativeBinding {
   /** Make startEngine reject with this error. */
   startError?: Error;
   shutdowns: number;
+  /** startTimeline calls ({path, markCycles}) and stopTimeline calls (null), in order. */
+  timeline: ({ path: string; markCycles: boolean } | null)[];
 }
 
 export function nativeError(code: string, message: string, failedRank?: number): Error {
@@ -138,6 +140,7 @@ export function createFakeBinding(): FakeBinding {
     calls: [],
     started: [],
     shutdowns: 0,
+    timeline: [],
     capabilities: () => ({
       transports: ['fake'],
       dtypes: Object.keys(fakeConstants.dtypes),
@@ -158,6 +161,8 @@ export function createFakeBinding(): FakeBinding {
       const engine: NativeEngine = {
         enqueue: async (requests, grouped) => execute(requests, grouped, false),
         enqueueSync: (requests, grouped) => execute(requests, grouped, true),
+        startTimeline: (path, markCycles) => void fake.timeline.push({ path, markCycles }),
+        stopTimeline: () => void fake.timeline.push(null),
         async shutdown() {
           down = true;
           fake.shutdowns += 1;

@@ -38,6 +38,8 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
   return DefineClass(env, "NativeEngine",
                      {InstanceMethod<&EngineWrap::Enqueue>("enqueue"),
                       InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSync"),
+                      InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
+                      InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
                       InstanceMethod<&EngineWrap::Shutdown>("shutdown")});
 }
 
@@ -61,6 +63,10 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   ec.cycle_time_ms = config.Get("cycleTimeMs").As<Napi::Number>().DoubleValue();
   ec.fusion_threshold_bytes = IntField(config, "fusionThresholdBytes", 128 << 20);
   ec.timeout_ms = IntField(config, "timeoutMs", 30000);
+  ec.stall.check_ms = IntField(config, "stallCheckMs", 60000);
+  ec.stall.shutdown_ms = IntField(config, "stallShutdownMs", 0);
+  ec.timeline_path = StringField(config, "timelinePath");
+  ec.timeline_mark_cycles = config.Get("timelineMarkCycles").ToBoolean();
   Napi::Object store = config.Get("store").As<Napi::Object>();
   StoreConfig sc;
   sc.kind = StringField(store, "kind") == "file" ? StoreConfig::Kind::kFile
@@ -107,8 +113,7 @@ Napi::Value EngineWrap::Enqueue(const Napi::CallbackInfo& info) {
   std::vector<EntryPtr> entries =
       ReadRequests(env, info[0].As<Napi::Array>(), info[1].ToBoolean(), job, true);
   Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
-  Status status = engine_ ? engine_->Enqueue(std::move(entries))
-                          : Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  Status status = engine_ ? engine_->Enqueue(std::move(entries)) : final_status_;
   if (!status.ok()) {
     deferred.Reject(StatusToError(env, status).Value());
     return deferred.Promise();
@@ -125,8 +130,7 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   // The JS thread blocks until completion, so the arrays cannot be collected meanwhile.
   std::vector<EntryPtr> entries =
       ReadRequests(env, info[0].As<Napi::Array>(), info[1].ToBoolean(), job, false);
-  Status status = engine_ ? engine_->Enqueue(std::move(entries))
-                          : Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  Status status = engine_ ? engine_->Enqueue(std::move(entries)) : final_status_;
   if (!status.ok()) {
     StatusToError(env, status).ThrowAsJavaScriptException();
     return env.Undefined();
@@ -138,6 +142,19 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   return JobResults(env, *job);
+}
+
+Napi::Value EngineWrap::StartTimeline(const Napi::CallbackInfo& info) {
+  if (!info[0].IsString() || info[0].As<Napi::String>().Utf8Value().empty()) {
+    throw Napi::TypeError::New(info.Env(), "Expected a file path for startTimeline");
+  }
+  if (engine_) engine_->SetTimeline(info[0].As<Napi::String>().Utf8Value(), info[1].ToBoolean());
+  return info.Env().Undefined();
+}
+
+Napi::Value EngineWrap::StopTimeline(const Napi::CallbackInfo& info) {
+  if (engine_) engine_->SetTimeline("", false);
+  return info.Env().Undefined();
 }
 
 Napi::Value EngineWrap::Shutdown(const Napi::CallbackInfo& info) {
@@ -226,6 +243,7 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
   }
   if (d->stopped) {
     wrap->stopped_ = true;
+    wrap->final_status_ = *d->stopped;
     wrap->Teardown();
     for (auto& waiter : wrap->shutdown_waiters_) {
       waiter.Resolve(env.Undefined());

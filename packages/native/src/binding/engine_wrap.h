@@ -46,6 +46,8 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value Enqueue(const Napi::CallbackInfo& info);
   Napi::Value EnqueueSync(const Napi::CallbackInfo& info);
   Napi::Value Shutdown(const Napi::CallbackInfo& info);
+  Napi::Value StartTimeline(const Napi::CallbackInfo& info);
+  Napi::Value StopTimeline(const Napi::CallbackInfo& info);
   void Send(Delivery* delivery);
   void Hold(Napi::Env env);
   void Release(Napi::Env env);
@@ -60,6 +62,8 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   // Main thread only.
   int holds_ = 0;
   bool stopped_ = false;
+  // Why the engine stopped; later requests reject with it (a failure keeps naming its cause).
+  Status final_status_ = Status::Error(StatusCode::kShutDown, ShutDownMessage());
   std::optional<Napi::Promise::Deferred> start_deferred_;
   std::vector<Napi::Promise::Deferred> shutdown_waiters_;
   Napi::ObjectReference self_;

@@ -122,20 +122,59 @@ std::string FirstMismatch(const std::vector<const Request*>& reqs) {
 
 }  // namespace
 
-Coordinator::Coordinator(int size, int64_t fusion_threshold_bytes)
-    : size_(size), fusion_threshold_bytes_(fusion_threshold_bytes), joined_(size, false) {}
+Coordinator::Coordinator(int size, int64_t fusion_threshold_bytes, StallConfig stall)
+    : size_(size),
+      fusion_threshold_bytes_(fusion_threshold_bytes),
+      joined_(size, false),
+      stall_(stall) {}
 
-void Coordinator::Add(const Request& request) {
+void Coordinator::Add(const Request& request, int64_t now_ms) {
   auto it = table_.find(request.name);
   if (it == table_.end()) {
     Pending pending;
     pending.by_rank.resize(size_);
     pending.present.assign(size_, false);
+    pending.first_seen_ms = now_ms;
     it = table_.emplace(request.name, std::move(pending)).first;
     arrival_order_.push_back(request.name);
+    if (timeline_ != nullptr) timeline_->NegotiateStart(request.name, request.type);
   }
   it->second.by_rank[request.rank] = request;
   it->second.present[request.rank] = true;
+  if (timeline_ != nullptr) timeline_->NegotiateRankReady(request.name, request.rank);
+}
+
+void Coordinator::Emitted(const std::string& name) {
+  if (timeline_ != nullptr) timeline_->NegotiateEnd(name);
+}
+
+std::string Coordinator::TakeWarning() {
+  std::string w;
+  w.swap(warning_);
+  return w;
+}
+
+void Coordinator::InspectStalls(ResponseList& out, int64_t now_ms) {
+  std::vector<StallItem> items;
+  for (const std::string& name : arrival_order_) {
+    const Pending& pending = table_.at(name);
+    StallItem item{name, now_ms - pending.first_seen_ms, {}};
+    for (int r = 0; r < size_; ++r) {
+      if (!pending.present[r] && !joined_[r]) item.missing_ranks.push_back(r);
+    }
+    items.push_back(std::move(item));
+  }
+  StallVerdict verdict = stall_.Inspect(items, now_ms);
+  warning_ = verdict.warning;
+  if (!verdict.shutdown) return;
+  out.shutdown = true;
+  out.abort_rank = verdict.stalled_ranks.front();
+  std::string ranks;
+  for (int r : verdict.stalled_ranks) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  out.abort_message = "Kolo stopped the job because rank(s) " + ranks +
+                      " stalled: other ranks waited on tensors they never submitted for longer "
+                      "than the stall shutdown time (HOROVOD_STALL_SHUTDOWN_TIME_SECONDS). " +
+                      verdict.warning;
 }
 
 bool Coordinator::IsReady(const Pending& pending) const {
@@ -202,7 +241,7 @@ Response Coordinator::Construct(const std::string& name, const Pending& pending)
   return r;
 }
 
-ResponseList Coordinator::Compute(const std::vector<RequestList>& lists) {
+ResponseList Coordinator::Compute(const std::vector<RequestList>& lists, int64_t now_ms) {
   ResponseList out;
   for (const RequestList& list : lists) {
     out.shutdown = out.shutdown || list.shutdown;
@@ -214,7 +253,7 @@ ResponseList Coordinator::Compute(const std::vector<RequestList>& lists) {
         }
         last_joined_rank_ = req.rank;
       } else {
-        Add(req);
+        Add(req, now_ms);
       }
     }
   }
@@ -252,11 +291,13 @@ ResponseList Coordinator::Compute(const std::vector<RequestList>& lists) {
         }
         if (!in_group) continue;
         responses.push_back(Construct(member, m->second));
+        Emitted(member);
         table_.erase(m);
       }
       continue;
     }
     responses.push_back(Construct(name, pending));
+    Emitted(name);
     table_.erase(it);
   }
   arrival_order_.clear();
@@ -264,6 +305,7 @@ ResponseList Coordinator::Compute(const std::vector<RequestList>& lists) {
     if (table_.count(name) != 0) arrival_order_.push_back(name);
   }
   out.responses = Fuse(std::move(responses));
+  InspectStalls(out, now_ms);
   if (joined_count_ == size_) {
     Response join;
     join.type = RequestType::kJoin;

@@ -9,15 +9,23 @@
 #include <vector>
 
 #include "engine/message.h"
+#include "engine/stall_inspector.h"
+#include "engine/timeline.h"
 
 namespace kolo {
 
 class Coordinator {
  public:
-  Coordinator(int size, int64_t fusion_threshold_bytes);
+  Coordinator(int size, int64_t fusion_threshold_bytes, StallConfig stall = {});
 
-  // `lists[r]` holds the requests rank r submitted this cycle. Returns this cycle's responses.
-  ResponseList Compute(const std::vector<RequestList>& lists);
+  // `lists[r]` holds the requests rank r submitted this cycle; `now_ms` is a monotonic clock
+  // for stall checks. Returns this cycle's responses.
+  ResponseList Compute(const std::vector<RequestList>& lists, int64_t now_ms = 0);
+
+  // Stall warnings produced by the last Compute, for the coordinator's log (then cleared).
+  std::string TakeWarning();
+  // Negotiation events go to this timeline while it is open (owned by the engine).
+  void SetTimeline(Timeline* timeline) { timeline_ = timeline; }
 
   // Names some ranks submitted that are still waiting for others, for stall reports.
   std::vector<std::string> PendingNames() const;
@@ -26,9 +34,12 @@ class Coordinator {
   struct Pending {
     std::vector<Request> by_rank;  // indexed by rank; valid where present[r]
     std::vector<bool> present;
+    int64_t first_seen_ms = 0;
   };
 
-  void Add(const Request& request);
+  void Add(const Request& request, int64_t now_ms);
+  void Emitted(const std::string& name);
+  void InspectStalls(ResponseList& out, int64_t now_ms);
   bool IsReady(const Pending& pending) const;
   bool GroupReady(const std::string& group, int32_t group_size) const;
   Response Construct(const std::string& name, const Pending& pending) const;
@@ -41,6 +52,9 @@ class Coordinator {
   std::vector<bool> joined_;
   int joined_count_ = 0;
   int last_joined_rank_ = -1;
+  StallInspector stall_;
+  std::string warning_;
+  Timeline* timeline_ = nullptr;
 };
 
 }  // namespace kolo

@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "engine/kernels.h"
@@ -13,9 +14,48 @@ std::string ShutDownMessage() {
          "again to start a new engine.";
 }
 
+namespace {
+
+// Timeline names of the transport phase, as Horovod's Gloo ops name them.
+const char* TransportActivity(RequestType type) {
+  switch (type) {
+    case RequestType::kAllreduce: return "GLOO_ALLREDUCE";
+    case RequestType::kAllgather: return "GLOO_ALLGATHER";
+    case RequestType::kBroadcast: return "GLOO_BCAST";
+    case RequestType::kAlltoall: return "GLOO_ALLTOALL";
+    case RequestType::kReducescatter: return "GLOO_REDUCESCATTER";
+    case RequestType::kBarrier: return "GLOO_BARRIER";
+    default: return "QUEUE";
+  }
+}
+
+}  // namespace
+
 Engine::Engine(EngineConfig config, Connector connect, CompletionSink* sink)
     : config_(config), connect_(std::move(connect)), sink_(sink) {
+  if (!config_.timeline_path.empty()) SetTimeline(config_.timeline_path, config_.timeline_mark_cycles);
   thread_ = std::thread([this] { Run(); });
+}
+
+void Engine::SetTimeline(const std::string& path, bool mark_cycles) {
+  std::lock_guard<std::mutex> lock(timeline_mu_);
+  timeline_requested_ = true;
+  timeline_path_ = path;
+  timeline_mark_cycles_ = mark_cycles;
+}
+
+void Engine::ApplyTimelineRequest() {
+  std::lock_guard<std::mutex> lock(timeline_mu_);
+  if (!timeline_requested_) return;
+  timeline_requested_ = false;
+  if (config_.rank != 0) return;
+  std::string error;
+  if (timeline_path_.empty()) {
+    timeline_.Close();
+  } else if (!timeline_.Open(timeline_path_, timeline_mark_cycles_, &error)) {
+    std::fprintf(stderr, "Kolo WARNING: %s; continuing without a timeline.\n", error.c_str());
+  }
+  coordinator_->SetTimeline(timeline_.active() ? &timeline_ : nullptr);
 }
 
 Engine::~Engine() {
@@ -60,7 +100,8 @@ void Engine::Run() {
   try {
     connection_ = connect_();
     if (config_.rank == 0) {
-      coordinator_ = std::make_unique<Coordinator>(config_.size, config_.fusion_threshold_bytes);
+      coordinator_ = std::make_unique<Coordinator>(config_.size, config_.fusion_threshold_bytes,
+                                                   config_.stall);
     }
   } catch (const std::exception& e) {
     Status status = Status::Error(
@@ -83,6 +124,9 @@ void Engine::Run() {
   try {
     clean = !RunCycle();
     while (!clean) clean = !RunCycle();
+  } catch (const StallAbort& e) {
+    final_status = Status::Error(StatusCode::kTimeout, e.what(), e.rank());
+    clean = true;
   } catch (const TransportError& e) {
     final_status = DescribeFailure(e);
   } catch (const std::exception& e) {
@@ -105,6 +149,7 @@ void Engine::Run() {
     }
   }
   connection_.transport.reset();
+  timeline_.Close();
   sink_->Stopped(final_status);
 }
 
@@ -130,9 +175,15 @@ bool Engine::RunCycle() {
   }
   mine.shutdown = shutdown_requested_;
   current_op_ = "negotiation";
+  if (config_.rank == 0) {
+    ApplyTimelineRequest();
+    timeline_.MarkCycle();
+  }
   ResponseList responses = Negotiate(std::move(mine));
   for (const Response& response : responses.responses) Perform(response);
+  timeline_.Flush();
   sink_->EndOfCycle();
+  if (!responses.abort_message.empty()) throw StallAbort(responses.abort_message, responses.abort_rank);
   return !responses.shutdown;
 }
 
@@ -143,7 +194,12 @@ ResponseList Engine::Negotiate(RequestList mine) {
   if (config_.rank == 0) {
     std::vector<RequestList> lists;
     for (const auto& bytes : all) lists.push_back(ParseRequestList(bytes));
-    out = Serialize(coordinator_->Compute(lists));
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+    out = Serialize(coordinator_->Compute(lists, now_ms));
+    std::string warning = coordinator_->TakeWarning();
+    if (!warning.empty()) std::fprintf(stderr, "Kolo WARNING: %s\n", warning.c_str());
   }
   return ParseResponseList(t.BroadcastFromRoot(std::move(out)));
 }
@@ -230,18 +286,35 @@ void Engine::Perform(const Response& response) {
     return;
   }
   std::vector<EntryPtr> entries = TakeEntries(response);
-  switch (response.type) {
-    case RequestType::kAllreduce: ExecuteAllreduce(entries, response); break;
-    case RequestType::kAllgather: ExecuteAllgather(*entries[0], response); break;
-    case RequestType::kBroadcast: ExecuteBroadcast(*entries[0], response); break;
-    case RequestType::kAlltoall: ExecuteAlltoall(*entries[0], response); break;
-    case RequestType::kReducescatter: ExecuteReducescatter(*entries[0], response); break;
-    case RequestType::kBarrier: connection_.transport->Barrier(); break;
-    default: break;
+  for (const EntryPtr& e : entries) timeline_.Start(e->request.name, response.type);
+  if (response.type == RequestType::kAllreduce) {
+    ExecuteAllreduce(entries, response);
+  } else {
+    Phase(entries, TransportActivity(response.type));
+    switch (response.type) {
+      case RequestType::kAllgather: ExecuteAllgather(*entries[0], response); break;
+      case RequestType::kBroadcast: ExecuteBroadcast(*entries[0], response); break;
+      case RequestType::kAlltoall: ExecuteAlltoall(*entries[0], response); break;
+      case RequestType::kReducescatter: ExecuteReducescatter(*entries[0], response); break;
+      case RequestType::kBarrier: connection_.transport->Barrier(); break;
+      default: break;
+    }
+    PhaseEnd(entries);
   }
   for (EntryPtr& e : entries) {
+    timeline_.End(e->request.name, response.dtype, e->request.shape);
     if (e->owner) sink_->Finish(std::move(e), Status::Ok());
   }
+}
+
+void Engine::Phase(const std::vector<EntryPtr>& entries, const char* activity) {
+  if (!timeline_.active()) return;
+  for (const EntryPtr& e : entries) timeline_.ActivityStart(e->request.name, activity);
+}
+
+void Engine::PhaseEnd(const std::vector<EntryPtr>& entries) {
+  if (!timeline_.active()) return;
+  for (const EntryPtr& e : entries) timeline_.ActivityEnd(e->request.name);
 }
 
 }  // namespace kolo

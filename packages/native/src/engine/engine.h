@@ -27,6 +27,19 @@ struct EngineConfig {
   double cycle_time_ms = 1.0;
   int64_t fusion_threshold_bytes = 128 << 20;
   int64_t timeout_ms = 30000;
+  StallConfig stall;
+  std::string timeline_path;  // empty: no timeline (only rank 0 writes one)
+  bool timeline_mark_cycles = false;
+};
+
+// The coordinator ended the job (a stall past its shutdown time).
+class StallAbort : public std::runtime_error {
+ public:
+  StallAbort(const std::string& what, int rank) : std::runtime_error(what), rank_(rank) {}
+  int rank() const { return rank_; }
+
+ private:
+  int rank_;
 };
 
 class CompletionSink {
@@ -59,6 +72,8 @@ class Engine {
   void RequestShutdown();
   // Waits for the background thread to exit.
   void Join();
+  // Starts (non-empty path) or stops the timeline from the next cycle on; rank 0 only writes.
+  void SetTimeline(const std::string& path, bool mark_cycles);
   const EngineConfig& config() const { return config_; }
 
  private:
@@ -67,6 +82,9 @@ class Engine {
   void WaitForWork();
   ResponseList Negotiate(RequestList mine);
   void Perform(const Response& response);
+  void ApplyTimelineRequest();
+  void Phase(const std::vector<EntryPtr>& entries, const char* activity);
+  void PhaseEnd(const std::vector<EntryPtr>& entries);
   void Fail(std::vector<EntryPtr> entries, const Status& status);
   Status DescribeFailure(const TransportError& error);
   std::vector<EntryPtr> TakeEntries(const Response& response);
@@ -85,6 +103,11 @@ class Engine {
   TensorQueue queue_;
   std::vector<char> fusion_buffer_;
   std::string current_op_;
+  Timeline timeline_;
+  std::mutex timeline_mu_;
+  bool timeline_requested_ = false;
+  std::string timeline_path_;
+  bool timeline_mark_cycles_ = false;
   bool joined_ = false;
 
   // Wakes an idle background thread when work or a shutdown request arrives.

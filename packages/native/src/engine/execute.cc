@@ -43,7 +43,9 @@ void Engine::ExecuteAllreduce(std::vector<EntryPtr>& entries, const Response& re
       offset += n;
     }
     ScaleBuffer(staging.data(), total, DataType::kFloat32, response.prescale);
+    Phase(entries, "GLOO_ALLREDUCE");
     t.Allreduce(staging.data(), total, DataType::kFloat32, op);
+    PhaseEnd(entries);
     ScaleBuffer(staging.data(), total, DataType::kFloat32, post);
     offset = 0;
     for (const EntryPtr& e : entries) {
@@ -58,28 +60,36 @@ void Engine::ExecuteAllreduce(std::vector<EntryPtr>& entries, const Response& re
     TensorEntry& e = *entries[0];
     if (e.output != e.input) std::memcpy(e.output, e.input, static_cast<size_t>(total) * esize);
     ScaleBuffer(e.output, total, dtype, response.prescale);
+    Phase(entries, "GLOO_ALLREDUCE");
     t.Allreduce(e.output, total, dtype, op);
+    PhaseEnd(entries);
     ScaleBuffer(e.output, total, dtype, post);
     return;
   }
   const size_t bytes = static_cast<size_t>(total) * esize;
   if (fusion_buffer_.size() < bytes) fusion_buffer_.resize(bytes);
   char* buf = fusion_buffer_.data();
+  Phase(entries, "MEMCPY_IN_FUSION_BUFFER");
   size_t offset = 0;
   for (const EntryPtr& e : entries) {
     size_t n = static_cast<size_t>(NumElements(e->request.shape)) * esize;
     std::memcpy(buf + offset, e->input, n);
     offset += n;
   }
+  PhaseEnd(entries);
   ScaleBuffer(buf, total, dtype, response.prescale);
+  Phase(entries, "GLOO_ALLREDUCE");
   t.Allreduce(buf, total, dtype, op);
+  PhaseEnd(entries);
   ScaleBuffer(buf, total, dtype, post);
+  Phase(entries, "MEMCPY_OUT_FUSION_BUFFER");
   offset = 0;
   for (const EntryPtr& e : entries) {
     size_t n = static_cast<size_t>(NumElements(e->request.shape)) * esize;
     std::memcpy(e->output, buf + offset, n);
     offset += n;
   }
+  PhaseEnd(entries);
 }
 
 void Engine::ExecuteAllgather(TensorEntry& entry, const Response& response) {

@@ -51,6 +51,9 @@ struct Response {
 struct ResponseList {
   std::vector<Response> responses;
   bool shutdown = false;
+  // Set when the coordinator ends the job (a stall past its limit): every rank stops with it.
+  std::string abort_message;
+  int32_t abort_rank = -1;
 };
 
 class WireError : public std::runtime_error {

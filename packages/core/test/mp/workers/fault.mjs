@@ -24,5 +24,11 @@ try {
     message: err.message,
     afterMs: Date.now() - failedAt,
   });
+  try {
+    await kolo.allreduce(new Float32Array(1), { op: 'sum', name: 'later' });
+    report('later', null);
+  } catch (later) {
+    report('later', { code: later.code, failedRank: later.failedRank });
+  }
   process.exitCode = 1;
 }
