@@ -18,7 +18,7 @@ export type HostArray =
 export interface NativeConstants {
   /** `float32, float64, int32, int64, uint8, int8, float16`. */
   readonly dtypes: Readonly<Record<string, number>>;
-  /** Request types: `allreduce, allgather, broadcast, alltoall, reducescatter, barrier, join`. */
+  /** Request types: `allreduce, allgather, broadcast, alltoall, reducescatter, barrier, join, addProcessSet, removeProcessSet`. */
   readonly requestTypes: Readonly<Record<string, number>>;
   /** Reductions: `average, sum, min, max, product`. */
   readonly reduceOps: Readonly<Record<string, number>>;
@@ -69,6 +69,8 @@ export interface NativeRequest {
   readonly postscale: number;
   /** alltoall: rows of the first dimension sent to each rank; empty means an even split. */
   readonly splits: readonly number[];
+  /** The process set's engine id; 0 (default) is every rank. */
+  readonly processSet?: number;
   /** Not needed for barrier and join. */
   readonly input?: HostArray;
   /** allreduce, broadcast: where the result goes (may be `input` itself for in-place). */

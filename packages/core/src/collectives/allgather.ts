@@ -1,3 +1,4 @@
+import { groupOf, type ProcessSet } from './process-set.js';
 import type { HostArray } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
@@ -22,6 +23,8 @@ export interface AllgatherOptions {
   readonly name?: string;
   /** Logical shape; the first dimension may differ per rank, the others must match. */
   readonly shape?: readonly number[];
+  /** Runs over a process set from addProcessSet(); default every rank. */
+  readonly processSet?: ProcessSet;
 }
 
 /**
@@ -44,20 +47,22 @@ function planAllgather(
 ): Plan<ShapedResult<HostArray>> {
   const o = checkOptions(options as AllgatherOptions | undefined, {
     opName: 'allgather',
-    allowed: ['name', 'shape'],
+    allowed: ['name', 'shape', 'processSet'],
   });
   const dtype = dtypeOf(input, 'data');
   const data = input as HostArray;
   const shape = resolveShape(o.shape, { length: data.length, needsDim0: true });
+  const group = groupOf(running, o.processSet);
   const name = requestName(running.counters, { op: 'allgather', name: o.name });
   const request = makeRequest(running.binding, {
     type: 'allgather',
+    processSet: group.id,
     name,
     dtype,
     shape,
     input: data,
   });
-  const size = running.config.engine.size;
+  const size = group.size;
   return {
     requests: [request],
     grouped: false,

@@ -6,16 +6,19 @@ import { makeRequest } from './make-request.js';
 import { reduceOpId, type ReduceOpName } from './reduce-op.js';
 import { outputArray } from './result-arrays.js';
 import { resolveShape } from './shape.js';
+import { groupOf } from './process-set.js';
 
 /** Validated reduction settings shared by allreduce and groupedAllreduce. */
 export interface Reduction {
   readonly reduceOp: number;
   readonly prescale: number;
   readonly postscale: number;
+  /** Engine id of the process set. */
+  readonly processSet: number;
 }
 
 /**
- * Validates `op`, `prescaleFactor` and `postscaleFactor`.
+ * Validates `op`, `prescaleFactor`, `postscaleFactor` and `processSet`.
  *
  * @example
  * ```ts
@@ -28,10 +31,12 @@ export function reductionOf(
     readonly op?: ReduceOpName;
     readonly prescaleFactor?: number;
     readonly postscaleFactor?: number;
+    readonly processSet?: unknown;
   },
 ): Reduction {
   return {
     reduceOp: reduceOpId(running.binding, { op: options.op }),
+    processSet: groupOf(running, options.processSet).id,
     prescale: expectFiniteNumber(options.prescaleFactor ?? 1, 'prescaleFactor'),
     postscale: expectFiniteNumber(options.postscaleFactor ?? 1, 'postscaleFactor'),
   };

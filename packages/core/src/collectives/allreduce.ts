@@ -6,6 +6,7 @@ import type { ReduceOpName } from './reduce-op.js';
 import { requestName } from './request-names.js';
 import { runAsync, runSync, step, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
+import type { ProcessSet } from './process-set.js';
 
 /**
  * Options of {@link allreduce}.
@@ -28,10 +29,12 @@ export interface AllreduceOptions<T extends HostArray = HostArray> {
   readonly shape?: readonly number[];
   /** Where the result goes (same type and length); pass `data` itself to reduce in place. */
   readonly output?: T | SameKind<T>;
+  /** Runs over a process set from addProcessSet(); default every rank. */
+  readonly processSet?: ProcessSet;
 }
 
 /** The keys of {@link AllreduceOptions}, for misspelling checks. */
-const allreduceOptionKeys = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 'shape', 'output'];
+const allreduceOptionKeys = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 'shape', 'output', 'processSet'];
 
 function planAllreduce(running: Running, data: unknown, options: unknown): Plan<HostArray> {
   const o = checkOptions(options as AllreduceOptions | undefined, {

@@ -1,3 +1,4 @@
+import { groupOf, type ProcessSet } from './process-set.js';
 import type { HostArray } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
@@ -28,6 +29,8 @@ export interface AlltoallOptions {
   readonly shape?: readonly number[];
   /** Matches the request across ranks (the name as given); default `alltoall.noname.<n>`. */
   readonly name?: string;
+  /** Runs over a process set from addProcessSet(); default every rank. */
+  readonly processSet?: ProcessSet;
 }
 
 /**
@@ -72,15 +75,16 @@ function planAlltoall(
 ): Plan<AlltoallResult<HostArray>> {
   const o = checkOptions(options as AlltoallOptions | undefined, {
     opName: 'alltoall',
-    allowed: ['splits', 'shape', 'name'],
+    allowed: ['splits', 'shape', 'name', 'processSet'],
   });
   const dtype = dtypeOf(input, 'data');
   const data = input as HostArray;
   const shape = resolveShape(o.shape, { length: data.length, needsDim0: true });
-  const size = running.config.engine.size;
+  const group = groupOf(running, o.processSet);
+  const size = group.size;
   const splits = checkSplits(o.splits, { size, rows: shape[0] ?? 0 });
   const name = requestName(running.counters, { op: 'alltoall', name: o.name });
-  const fields = { type: 'alltoall', name, dtype, shape, splits, input: data } as const;
+  const fields = { type: 'alltoall', name, dtype, shape, splits, input: data, processSet: group.id } as const;
   return {
     requests: [makeRequest(running.binding, fields)],
     grouped: false,

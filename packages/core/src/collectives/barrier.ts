@@ -1,3 +1,4 @@
+import { groupOf, type ProcessSet } from './process-set.js';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
 import { makeRequest } from './make-request.js';
@@ -15,15 +16,18 @@ import { runAsync, runSync, step, type Plan } from './run-plan.js';
 export interface BarrierOptions {
   /** Matches the barrier across ranks (the name as given); default `barrier.noname.<n>`. */
   readonly name?: string;
+  /** Runs over a process set from addProcessSet(); default every rank. */
+  readonly processSet?: ProcessSet;
 }
 
 function planBarrier(running: Running, options: unknown): Plan<void> {
   const o = checkOptions(options as BarrierOptions | undefined, {
     opName: 'barrier',
-    allowed: ['name'],
+    allowed: ['name', 'processSet'],
   });
+  const processSet = groupOf(running, o.processSet).id;
   const name = requestName(running.counters, { op: 'barrier', name: o.name });
-  const request = makeRequest(running.binding, { type: 'barrier', name });
+  const request = makeRequest(running.binding, { type: 'barrier', name, processSet });
   return { requests: [request], grouped: false, finish: () => undefined };
 }
 

@@ -1,3 +1,4 @@
+import { groupOf, type ProcessSet } from './process-set.js';
 import type { HostArray } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
@@ -27,13 +28,16 @@ export interface BroadcastOptions<T extends HostArray = HostArray> {
   readonly shape?: readonly number[];
   /** Where the result goes; pass `data` itself to receive in place. */
   readonly output?: T | SameKind<T>;
+  /** Runs over a process set from addProcessSet(); default every rank. */
+  readonly processSet?: ProcessSet;
 }
 
 function planBroadcast(running: Running, input: unknown, options: unknown): Plan<HostArray> {
   const o = checkOptions(options as BroadcastOptions | undefined, {
     opName: 'broadcast',
-    allowed: ['root', 'name', 'shape', 'output'],
+    allowed: ['root', 'name', 'shape', 'output', 'processSet'],
   });
+  const processSet = groupOf(running, o.processSet).id;
   const size = running.config.engine.size;
   const root = expectInteger(o.root, { name: 'root', min: 0, max: size - 1 });
   const dtype = dtypeOf(input, 'data');
@@ -41,7 +45,7 @@ function planBroadcast(running: Running, input: unknown, options: unknown): Plan
   const shape = resolveShape(o.shape, { length: data.length });
   const output = outputArray({ output: o.output, dtype, length: data.length });
   const name = requestName(running.counters, { op: 'broadcast', name: o.name });
-  const fields = { type: 'broadcast', name, dtype, shape, root, input: data, output } as const;
+  const fields = { type: 'broadcast', name, dtype, shape, root, input: data, output, processSet } as const;
   return { requests: [makeRequest(running.binding, fields)], grouped: false, finish: () => output };
 }
 

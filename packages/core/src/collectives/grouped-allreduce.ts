@@ -1,3 +1,4 @@
+import type { ProcessSet } from './process-set.js';
 import type { HostArray, NativeRequest } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
@@ -29,9 +30,11 @@ export interface GroupedAllreduceOptions {
   readonly shapes?: readonly (readonly number[] | undefined)[];
   /** Per-array outputs (entries may be undefined); an array itself means in place. */
   readonly outputs?: readonly (HostArray | undefined)[];
+  /** Runs over a process set from addProcessSet(); default every rank. */
+  readonly processSet?: ProcessSet;
 }
 
-const allowed = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 'shapes', 'outputs'];
+const allowed = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 'shapes', 'outputs', 'processSet'];
 
 function perArray(value: unknown, count: number, name: string): readonly unknown[] {
   if (value === undefined) return [];

@@ -28,3 +28,4 @@ export {
 export { dtypeOf, type DtypeName } from './dtype.js';
 export type { ReduceOpName } from './reduce-op.js';
 export type { SameKind } from './same-kind.js';
+export { ProcessSet, addProcessSet, removeProcessSet, type Group } from './process-set.js';

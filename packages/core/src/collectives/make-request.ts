@@ -11,7 +11,9 @@ export type RequestTypeName =
   | 'alltoall'
   | 'reducescatter'
   | 'barrier'
-  | 'join';
+  | 'join'
+  | 'addProcessSet'
+  | 'removeProcessSet';
 
 /** The fields a collective sets; the rest get neutral defaults. */
 export interface RequestFields {
@@ -26,6 +28,8 @@ export interface RequestFields {
   readonly prescale?: number;
   readonly postscale?: number;
   readonly splits?: readonly number[];
+  /** Engine id of the process set; default 0 (every rank). */
+  readonly processSet?: number;
   readonly input?: HostArray;
   readonly output?: HostArray;
 }
@@ -55,6 +59,7 @@ export function makeRequest(binding: NativeBinding, fields: RequestFields): Nati
     prescale: fields.prescale ?? 1,
     postscale: fields.postscale ?? 1,
     splits: fields.splits ?? [],
+    processSet: fields.processSet ?? 0,
     ...(fields.input === undefined ? {} : { input: fields.input }),
     ...(fields.output === undefined ? {} : { output: fields.output }),
   };

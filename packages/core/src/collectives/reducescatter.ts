@@ -1,3 +1,4 @@
+import { groupOf, type ProcessSet } from './process-set.js';
 import type { HostArray } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
@@ -30,6 +31,8 @@ export interface ReducescatterOptions {
   readonly prescaleFactor?: number;
   /** Multiplies the reduced result. */
   readonly postscaleFactor?: number;
+  /** Runs over a process set from addProcessSet(); default every rank. */
+  readonly processSet?: ProcessSet;
 }
 
 /**
@@ -58,7 +61,7 @@ function planReducescatter(
 ): Plan<ShapedResult<HostArray>> {
   const o = checkOptions(options as ReducescatterOptions | undefined, {
     opName: 'reducescatter',
-    allowed: ['op', 'shape', 'name', 'prescaleFactor', 'postscaleFactor'],
+    allowed: ['op', 'shape', 'name', 'prescaleFactor', 'postscaleFactor', 'processSet'],
   });
   const dtype = dtypeOf(input, 'data');
   const data = input as HostArray;
@@ -66,6 +69,7 @@ function planReducescatter(
   const reduceOp = reduceOpId(running.binding, { op: o.op, allowed: ['average', 'sum'] });
   const prescale = expectFiniteNumber(o.prescaleFactor ?? 1, 'prescaleFactor');
   const postscale = expectFiniteNumber(o.postscaleFactor ?? 1, 'postscaleFactor');
+  const group = groupOf(running, o.processSet);
   const name = requestName(running.counters, { op: 'reducescatter', name: o.name });
   const fields = {
     type: 'reducescatter',
@@ -76,8 +80,9 @@ function planReducescatter(
     prescale,
     postscale,
     input: data,
+    processSet: group.id,
   } as const;
-  const { size, rank } = running.config.engine;
+  const { size, rank } = group;
   const outShape = [scatterRows({ rows: shape[0] ?? 0, size, rank }).count, ...shape.slice(1)];
   const length = outShape.reduce((a, b) => a * b, 1);
   return {

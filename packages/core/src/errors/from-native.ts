@@ -81,7 +81,7 @@ function compose(
   const what = context.opName ?? 'Kolo request';
   const detail = nativeMessage.trim().replace(/\.$/, '');
   const hint = hints[code] ?? hints['KOLO_INTERNAL'] ?? '';
-  if (code === 'KOLO_MISMATCH') {
+  if (code === 'KOLO_MISMATCH' && detail.startsWith('Mismatched')) {
     // Decided by the coordinator for all ranks at once: the same text on every rank.
     return `${detail}. ${hint.replace('this name', `'${what}'`)}`;
   }

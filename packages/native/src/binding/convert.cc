@@ -65,6 +65,7 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
     r.prescale = NumberField(o, "prescale", 1.0);
     r.postscale = NumberField(o, "postscale", 1.0);
     r.splits = IntArrayField(env, o, "splits");
+    r.process_set = static_cast<int32_t>(NumberField(o, "processSet", 0));
     if (static_cast<int>(r.type) >= kNumRequestTypes ||
         static_cast<int>(r.dtype) >= kNumDataTypes) {
       throw Napi::TypeError::New(env, "Unknown request type or dtype for '" + r.name + "'");
@@ -75,7 +76,9 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
       r.group = group;
       r.group_size = static_cast<int32_t>(n);
     }
-    const bool needs_data = r.type != RequestType::kBarrier && r.type != RequestType::kJoin;
+    const bool needs_data = r.type != RequestType::kBarrier && r.type != RequestType::kJoin &&
+                            r.type != RequestType::kAddProcessSet &&
+                            r.type != RequestType::kRemoveProcessSet;
     if (needs_data) {
       View in = ReadArray(env, o, "input", r.name);
       const size_t want = static_cast<size_t>(NumElements(r.shape)) * DataTypeSize(r.dtype);

@@ -88,6 +88,14 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
     gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
     Connection c;
     c.transport = std::make_unique<GlooTransport>(gloo_view, go);
+    RendezvousStore* shared = &store->inner();
+    c.connect_subset = [shared, go, prefix](const std::string& scope, int rank, int size) {
+      GlooOptions sub = go;
+      sub.rank = rank;
+      sub.size = size;
+      gloo::rendezvous::PrefixStore view(prefix + "/" + scope, *shared);
+      return std::unique_ptr<Transport>(new GlooTransport(view, sub));
+    };
     c.store = std::move(store);
     return c;
   };

@@ -39,6 +39,8 @@ const char* RequestTypeName(RequestType type) {
     case RequestType::kReducescatter: return "REDUCESCATTER";
     case RequestType::kBarrier: return "BARRIER";
     case RequestType::kJoin: return "JOIN";
+    case RequestType::kAddProcessSet: return "ADD_PROCESS_SET";
+    case RequestType::kRemoveProcessSet: return "REMOVE_PROCESS_SET";
     case RequestType::kError: return "ERROR";
   }
   return "UNKNOWN";
@@ -53,6 +55,8 @@ const char* RequestTypeJsName(RequestType type) {
     case RequestType::kReducescatter: return "reducescatter";
     case RequestType::kBarrier: return "barrier";
     case RequestType::kJoin: return "join";
+    case RequestType::kAddProcessSet: return "addProcessSet";
+    case RequestType::kRemoveProcessSet: return "removeProcessSet";
     case RequestType::kError: return "error";
   }
   return "unknown";

@@ -27,9 +27,11 @@ enum class RequestType : uint8_t {
   kReducescatter = 4,
   kBarrier = 5,
   kJoin = 6,
-  kError = 7,  // responses only
+  kAddProcessSet = 7,
+  kRemoveProcessSet = 8,
+  kError = 9,  // responses only
 };
-constexpr int kNumRequestTypes = 7;
+constexpr int kNumRequestTypes = 9;
 
 // Numbered as Horovod's ReduceOp so mismatch messages print the same integers.
 enum class ReduceOp : uint8_t {

@@ -126,7 +126,17 @@ Coordinator::Coordinator(int size, int64_t fusion_threshold_bytes, StallConfig s
     : size_(size),
       fusion_threshold_bytes_(fusion_threshold_bytes),
       joined_(size, false),
-      stall_(stall) {}
+      stall_(stall) {
+  std::vector<int> everyone(size);
+  for (int r = 0; r < size; ++r) everyone[r] = r;
+  sets_[0] = everyone;
+}
+
+const std::vector<int>& Coordinator::MembersOf(const Pending& pending) const {
+  static const std::vector<int> kNone;
+  auto it = sets_.find(pending.process_set);
+  return it == sets_.end() ? kNone : it->second;
+}
 
 void Coordinator::Add(const Request& request, int64_t now_ms) {
   auto it = table_.find(request.name);
@@ -135,6 +145,7 @@ void Coordinator::Add(const Request& request, int64_t now_ms) {
     pending.by_rank.resize(size_);
     pending.present.assign(size_, false);
     pending.first_seen_ms = now_ms;
+    pending.process_set = request.process_set;
     it = table_.emplace(request.name, std::move(pending)).first;
     arrival_order_.push_back(request.name);
     if (timeline_ != nullptr) timeline_->NegotiateStart(request.name, request.type);
@@ -159,7 +170,7 @@ void Coordinator::InspectStalls(ResponseList& out, int64_t now_ms) {
   for (const std::string& name : arrival_order_) {
     const Pending& pending = table_.at(name);
     StallItem item{name, now_ms - pending.first_seen_ms, {}};
-    for (int r = 0; r < size_; ++r) {
+    for (int r : MembersOf(pending)) {
       if (!pending.present[r] && !joined_[r]) item.missing_ranks.push_back(r);
     }
     items.push_back(std::move(item));
@@ -178,8 +189,9 @@ void Coordinator::InspectStalls(ResponseList& out, int64_t now_ms) {
 }
 
 bool Coordinator::IsReady(const Pending& pending) const {
-  for (int r = 0; r < size_; ++r) {
-    if (!pending.present[r] && !joined_[r]) return false;
+  const bool global = pending.process_set == 0;
+  for (int r : MembersOf(pending)) {
+    if (!pending.present[r] && !(global && joined_[r])) return false;
   }
   return true;
 }
@@ -197,15 +209,24 @@ bool Coordinator::GroupReady(const std::string& group, int32_t group_size) const
   return ready == group_size;
 }
 
-Response Coordinator::Construct(const std::string& name, const Pending& pending) const {
+Response Coordinator::Construct(const std::string& name, const Pending& pending) {
+  const std::vector<int>& members = MembersOf(pending);
+  if (members.empty()) {
+    return ErrorResponse(name, StatusCode::kMismatch, "Process set has been removed");
+  }
   std::vector<const Request*> reqs;
-  for (int r = 0; r < size_; ++r) {
+  for (int r : members) {
     if (pending.present[r]) reqs.push_back(&pending.by_rank[r]);
   }
   std::string mismatch = FirstMismatch(reqs);
   if (!mismatch.empty()) return ErrorResponse(name, StatusCode::kMismatch, mismatch);
   const Request& a = *reqs.front();
-  if (joined_count_ > 0 && JoinUnsupportedMessage(a.type) != nullptr) {
+  if (a.type == RequestType::kAddProcessSet || a.type == RequestType::kRemoveProcessSet) {
+    return ConstructSetChange(name, reqs);
+  }
+  const int n = static_cast<int>(members.size());
+  if (pending.process_set == 0 && joined_count_ > 0 &&
+      JoinUnsupportedMessage(a.type) != nullptr) {
     return ErrorResponse(name, StatusCode::kUnsupported, JoinUnsupportedMessage(a.type));
   }
   Response r;
@@ -216,21 +237,22 @@ Response Coordinator::Construct(const std::string& name, const Pending& pending)
   r.prescale = a.prescale;
   r.postscale = a.postscale;
   r.root = a.root;
+  r.process_set = pending.process_set;
   if (a.type == RequestType::kAllgather) {
-    for (int k = 0; k < size_; ++k) r.sizes.push_back(pending.by_rank[k].shape[0]);
+    for (int k : members) r.sizes.push_back(pending.by_rank[k].shape[0]);
   } else if (a.type == RequestType::kAlltoall) {
-    for (int k = 0; k < size_; ++k) {
+    for (int k : members) {
       const Request& q = pending.by_rank[k];
       if (q.splits.empty()) {
-        if (q.shape[0] % size_ != 0) {
+        if (q.shape[0] % n != 0) {
           std::ostringstream msg;
           msg << "Rank " << k << " gave no splits for ALLTOALL '" << name
               << "', and its first dimension " << q.shape[0] << " does not divide evenly by "
-              << size_ << " ranks. Pass splits, or make the first dimension a multiple of the "
+              << n << " ranks. Pass splits, or make the first dimension a multiple of the "
               << "number of ranks.";
           return ErrorResponse(name, StatusCode::kMismatch, msg.str());
         }
-        for (int d = 0; d < size_; ++d) r.splits.push_back(q.shape[0] / size_);
+        for (int d = 0; d < n; ++d) r.splits.push_back(q.shape[0] / n);
       } else {
         r.splits.insert(r.splits.end(), q.splits.begin(), q.splits.end());
       }
@@ -332,7 +354,7 @@ std::vector<Response> Coordinator::Fuse(std::vector<Response> responses) const {
         const Response& c = responses[j];
         if (taken[j] || c.type != RequestType::kAllreduce || c.dtype != head.dtype ||
             c.reduce_op != head.reduce_op || c.prescale != head.prescale ||
-            c.postscale != head.postscale) {
+            c.postscale != head.postscale || c.process_set != head.process_set) {
           continue;
         }
         if (bytes + c.sizes[0] * elem > fusion_threshold_bytes_) break;

@@ -35,6 +35,7 @@ class Coordinator {
     std::vector<Request> by_rank;  // indexed by rank; valid where present[r]
     std::vector<bool> present;
     int64_t first_seen_ms = 0;
+    int32_t process_set = 0;
   };
 
   void Add(const Request& request, int64_t now_ms);
@@ -42,7 +43,9 @@ class Coordinator {
   void InspectStalls(ResponseList& out, int64_t now_ms);
   bool IsReady(const Pending& pending) const;
   bool GroupReady(const std::string& group, int32_t group_size) const;
-  Response Construct(const std::string& name, const Pending& pending) const;
+  const std::vector<int>& MembersOf(const Pending& pending) const;
+  Response Construct(const std::string& name, const Pending& pending);
+  Response ConstructSetChange(const std::string& name, const std::vector<const Request*>& reqs);
   std::vector<Response> Fuse(std::vector<Response> responses) const;
 
   int size_;
@@ -52,6 +55,8 @@ class Coordinator {
   std::vector<bool> joined_;
   int joined_count_ = 0;
   int last_joined_rank_ = -1;
+  std::map<int32_t, std::vector<int>> sets_;  // process set id -> global ranks; 0 = everyone
+  int32_t next_set_id_ = 1;
   StallInspector stall_;
   std::string warning_;
   Timeline* timeline_ = nullptr;

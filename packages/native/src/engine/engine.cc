@@ -79,6 +79,8 @@ Status Engine::Enqueue(std::vector<EntryPtr> entries) {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (stopped_) return final_status_;
   if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  Status membership = CheckMembership(entries);
+  if (!membership.ok()) return membership;
   Status status = queue_.Add(std::move(entries));
   if (status.ok()) {
     std::lock_guard<std::mutex> wake(wake_mu_);
@@ -99,6 +101,11 @@ void Engine::WaitForWork() {
 void Engine::Run() {
   try {
     connection_ = connect_();
+    Group everyone;
+    for (int r = 0; r < config_.size; ++r) everyone.ranks.push_back(r);
+    everyone.rank = config_.rank;
+    everyone.transport = connection_.transport.get();
+    groups_[0] = std::move(everyone);
     if (config_.rank == 0) {
       coordinator_ = std::make_unique<Coordinator>(config_.size, config_.fusion_threshold_bytes,
                                                    config_.stall);
@@ -148,6 +155,7 @@ void Engine::Run() {
     } catch (const std::exception&) {
     }
   }
+  groups_.clear();
   connection_.transport.reset();
   timeline_.Close();
   sink_->Stopped(final_status);
@@ -285,18 +293,25 @@ void Engine::Perform(const Response& response) {
     }
     return;
   }
+  if (response.type == RequestType::kAddProcessSet ||
+      response.type == RequestType::kRemoveProcessSet) {
+    ChangeProcessSets(response);
+    return;
+  }
+  Group& g = groups_.at(response.process_set);
+  if (g.rank < 0) return;  // not a member of this process set
   std::vector<EntryPtr> entries = TakeEntries(response);
   for (const EntryPtr& e : entries) timeline_.Start(e->request.name, response.type);
   if (response.type == RequestType::kAllreduce) {
-    ExecuteAllreduce(entries, response);
+    ExecuteAllreduce(g, entries, response);
   } else {
     Phase(entries, TransportActivity(response.type));
     switch (response.type) {
-      case RequestType::kAllgather: ExecuteAllgather(*entries[0], response); break;
-      case RequestType::kBroadcast: ExecuteBroadcast(*entries[0], response); break;
-      case RequestType::kAlltoall: ExecuteAlltoall(*entries[0], response); break;
-      case RequestType::kReducescatter: ExecuteReducescatter(*entries[0], response); break;
-      case RequestType::kBarrier: connection_.transport->Barrier(); break;
+      case RequestType::kAllgather: ExecuteAllgather(g, *entries[0], response); break;
+      case RequestType::kBroadcast: ExecuteBroadcast(g, *entries[0], response); break;
+      case RequestType::kAlltoall: ExecuteAlltoall(g, *entries[0], response); break;
+      case RequestType::kReducescatter: ExecuteReducescatter(g, *entries[0], response); break;
+      case RequestType::kBarrier: g.transport->Barrier(); break;
       default: break;
     }
     PhaseEnd(entries);

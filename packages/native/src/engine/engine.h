@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -58,6 +59,18 @@ class CompletionSink {
 struct Connection {
   std::unique_ptr<KeyValueStore> store;
   std::unique_ptr<Transport> transport;
+  // Connects this rank to the other members of a process set (blocks until all have joined).
+  std::function<std::unique_ptr<Transport>(const std::string& scope, int rank, int size)>
+      connect_subset;
+};
+
+// The ranks one collective runs over: everyone (process set 0) or a registered process set.
+struct Group {
+  std::vector<int> ranks;  // global ranks, in set order
+  int rank = -1;           // this process's position in `ranks`; -1 when not a member
+  Transport* transport = nullptr;
+  std::unique_ptr<Transport> owned;
+  int size() const { return static_cast<int>(ranks.size()); }
 };
 using Connector = std::function<Connection()>;
 
@@ -89,11 +102,14 @@ class Engine {
   Status DescribeFailure(const TransportError& error);
   std::vector<EntryPtr> TakeEntries(const Response& response);
 
-  void ExecuteAllreduce(std::vector<EntryPtr>& entries, const Response& response);
-  void ExecuteAllgather(TensorEntry& entry, const Response& response);
-  void ExecuteBroadcast(TensorEntry& entry, const Response& response);
-  void ExecuteAlltoall(TensorEntry& entry, const Response& response);
-  void ExecuteReducescatter(TensorEntry& entry, const Response& response);
+  Status CheckMembership(const std::vector<EntryPtr>& entries);
+  void ChangeProcessSets(const Response& response);
+
+  void ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries, const Response& response);
+  void ExecuteAllgather(Group& g, TensorEntry& entry, const Response& response);
+  void ExecuteBroadcast(Group& g, TensorEntry& entry, const Response& response);
+  void ExecuteAlltoall(Group& g, TensorEntry& entry, const Response& response);
+  void ExecuteReducescatter(Group& g, TensorEntry& entry, const Response& response);
 
   EngineConfig config_;
   Connector connect_;
@@ -109,6 +125,9 @@ class Engine {
   std::string timeline_path_;
   bool timeline_mark_cycles_ = false;
   bool joined_ = false;
+  std::map<int32_t, Group> groups_;  // background thread only
+  std::mutex sets_mu_;
+  std::map<int32_t, std::vector<int>> set_members_;  // for checks on the calling thread
 
   // Wakes an idle background thread when work or a shutdown request arrives.
   std::mutex wake_mu_;

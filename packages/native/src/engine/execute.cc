@@ -25,11 +25,12 @@ void Normalise(ReduceOp& op, double& postscale, int size) {
 
 }  // namespace
 
-void Engine::ExecuteAllreduce(std::vector<EntryPtr>& entries, const Response& response) {
-  Transport& t = *connection_.transport;
+void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
+                              const Response& response) {
+  Transport& t = *g.transport;
   ReduceOp op = response.reduce_op;
   double post = response.postscale;
-  Normalise(op, post, config_.size);
+  Normalise(op, post, g.size());
   const DataType dtype = response.dtype;
   int64_t total = 0;
   for (const EntryPtr& e : entries) total += NumElements(e->request.shape);
@@ -92,7 +93,7 @@ void Engine::ExecuteAllreduce(std::vector<EntryPtr>& entries, const Response& re
   PhaseEnd(entries);
 }
 
-void Engine::ExecuteAllgather(TensorEntry& entry, const Response& response) {
+void Engine::ExecuteAllgather(Group& g, TensorEntry& entry, const Response& response) {
   const size_t esize = DataTypeSize(response.dtype);
   const int64_t row = RowElements(entry.request.shape);
   std::vector<size_t> counts;
@@ -103,21 +104,24 @@ void Engine::ExecuteAllgather(TensorEntry& entry, const Response& response) {
   }
   entry.result.assign(total * esize, 0);
   entry.result_splits = response.sizes;
-  connection_.transport->Allgatherv(entry.input, entry.result.data(), counts, esize);
+  g.transport->Allgatherv(entry.input, entry.result.data(), counts, esize);
 }
 
-void Engine::ExecuteBroadcast(TensorEntry& entry, const Response& response) {
+void Engine::ExecuteBroadcast(Group& g, TensorEntry& entry, const Response& response) {
   const size_t bytes =
       static_cast<size_t>(NumElements(entry.request.shape)) * DataTypeSize(response.dtype);
   if (config_.rank == response.root && entry.output != entry.input) {
     std::memcpy(entry.output, entry.input, bytes);
   }
-  connection_.transport->Broadcast(entry.output, bytes, response.root);
+  // Roots are global ranks; the transport numbers the set's members from 0.
+  const int root = static_cast<int>(
+      std::find(g.ranks.begin(), g.ranks.end(), response.root) - g.ranks.begin());
+  g.transport->Broadcast(entry.output, bytes, root);
 }
 
-void Engine::ExecuteAlltoall(TensorEntry& entry, const Response& response) {
-  const int size = config_.size;
-  const int me = config_.rank;
+void Engine::ExecuteAlltoall(Group& g, TensorEntry& entry, const Response& response) {
+  const int size = g.size();
+  const int me = g.rank;
   const int64_t row = RowElements(entry.request.shape);
   std::vector<int64_t> send(size), recv(size);
   int64_t recv_total = 0, everything = 0;
@@ -132,12 +136,12 @@ void Engine::ExecuteAlltoall(TensorEntry& entry, const Response& response) {
   const size_t esize = DataTypeSize(response.dtype);
   entry.result.assign(static_cast<size_t>(recv_total) * esize, 0);
   if (everything == 0) return;
-  connection_.transport->Alltoallv(entry.input, send,
+  g.transport->Alltoallv(entry.input, send,
                                    entry.result.empty() ? nullptr : entry.result.data(), recv,
                                    esize);
 }
 
-void Engine::ExecuteReducescatter(TensorEntry& entry, const Response& response) {
+void Engine::ExecuteReducescatter(Group& g, TensorEntry& entry, const Response& response) {
   // Reduce the whole tensor, then keep this rank's rows. This moves twice the minimum bytes;
   // a ring reduce-scatter is tracked in issue #9.
   const int64_t total = NumElements(entry.request.shape);
@@ -150,12 +154,12 @@ void Engine::ExecuteReducescatter(TensorEntry& entry, const Response& response) 
   scratch->output = whole.data();
   std::vector<EntryPtr> one;
   one.push_back(std::move(scratch));
-  ExecuteAllreduce(one, response);
+  ExecuteAllreduce(g, one, response);
 
   const int64_t dim0 = entry.request.shape[0];
   const int64_t row = RowElements(entry.request.shape);
-  const int64_t base = dim0 / config_.size, extra = dim0 % config_.size;
-  const int64_t r = config_.rank;
+  const int64_t base = dim0 / g.size(), extra = dim0 % g.size();
+  const int64_t r = g.rank;
   const int64_t rows = base + (r < extra ? 1 : 0);
   const int64_t start = r * base + std::min(r, extra);
   entry.result.assign(whole.begin() + start * row * static_cast<int64_t>(esize),

@@ -79,6 +79,7 @@ std::vector<char> Serialize(const RequestList& list) {
     w.Ints(r.splits);
     w.Str(r.group);
     w.Pod<int32_t>(r.group_size);
+    w.Pod<int32_t>(r.process_set);
   }
   return w.Take();
 }
@@ -102,6 +103,7 @@ RequestList ParseRequestList(const std::vector<char>& bytes) {
     r.splits = rd.Ints();
     r.group = rd.Str();
     r.group_size = rd.Pod<int32_t>();
+    r.process_set = rd.Pod<int32_t>();
     list.requests.push_back(std::move(r));
   }
   return list;
@@ -125,6 +127,7 @@ std::vector<char> Serialize(const ResponseList& list) {
     w.Pod<int32_t>(r.root);
     w.Ints(r.splits);
     w.Pod<int32_t>(r.last_joined_rank);
+    w.Pod<int32_t>(r.process_set);
     w.Pod<uint8_t>(static_cast<uint8_t>(r.error_code));
     w.Str(r.error_message);
   }
@@ -151,6 +154,7 @@ ResponseList ParseResponseList(const std::vector<char>& bytes) {
     r.root = rd.Pod<int32_t>();
     r.splits = rd.Ints();
     r.last_joined_rank = rd.Pod<int32_t>();
+    r.process_set = rd.Pod<int32_t>();
     r.error_code = static_cast<StatusCode>(rd.Pod<uint8_t>());
     r.error_message = rd.Str();
     list.responses.push_back(std::move(r));

@@ -24,6 +24,7 @@ struct Request {
   std::vector<int64_t> splits;  // alltoall rows per destination; empty = even split
   std::string group;            // non-empty for members of a grouped call
   int32_t group_size = 0;
+  int32_t process_set = 0;      // 0: every rank. add: splits = the new set's ranks; remove: root = id
 };
 
 struct RequestList {
@@ -44,6 +45,7 @@ struct Response {
   // alltoall: size x size matrix of rows, row = sender, column = receiver.
   std::vector<int64_t> splits;
   int32_t last_joined_rank = -1;
+  int32_t process_set = 0;  // add/remove: the set's id (splits = its ranks on add)
   StatusCode error_code = StatusCode::kOk;
   std::string error_message;
 };

@@ -84,6 +84,13 @@ class EngineThreads : public ::testing::Test {
         gloo::rendezvous::PrefixStore prefixed("test", *store);
         Connection c;
         c.transport = std::make_unique<GlooTransport>(prefixed, o);
+        c.connect_subset = [store, o](const std::string& scope, int rank, int size) {
+          GlooOptions sub = o;
+          sub.rank = rank;
+          sub.size = size;
+          gloo::rendezvous::PrefixStore view("test/" + scope, *store);
+          return std::unique_ptr<Transport>(new GlooTransport(view, sub));
+        };
         return c;
       };
       ranks_[r]->engine = std::make_unique<Engine>(config, connect, &ranks_[r]->sink);
@@ -153,6 +160,58 @@ TEST_F(EngineThreads, LargeBuffersOnThreeRanksTakeTheRingAndSmallOnesTheDirectEx
     EXPECT_EQ(p[1], 8);
     EXPECT_EQ(p[2], -6);
   }
+}
+
+TEST_F(EngineThreads, ProcessSetRunsCollectivesAmongItsMembersOnly) {
+  Start(3);
+  Request add;
+  add.type = RequestType::kAddProcessSet;
+  add.name = "ps.add";
+  add.splits = {0, 2};
+  for (int r = 0; r < 3; ++r) ASSERT_TRUE(ranks_[r]->Submit(add, nullptr, 0, false).ok());
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(ranks_[r]->sink.Wait("ps.add").ok());
+    EXPECT_EQ(ranks_[r]->sink.Entry("ps.add").result_splits, std::vector<int64_t>{1});
+  }
+  for (int r : {0, 2}) {
+    Request q = Allreduce("in.set", DataType::kInt32, 1, ReduceOp::kAverage);
+    q.process_set = 1;
+    int32_t v[1] = {r * 10};  // (0 + 20) / 2
+    ASSERT_TRUE(ranks_[r]->Submit(q, v, sizeof v).ok());
+    Request b;
+    b.type = RequestType::kBroadcast;
+    b.name = "bcast.set";
+    b.dtype = DataType::kInt32;
+    b.shape = {1};
+    b.root = 2;  // a global rank
+    b.process_set = 1;
+    int32_t w[1] = {r + 100};
+    ASSERT_TRUE(ranks_[r]->Submit(b, w, sizeof w).ok());
+  }
+  Request outsider = Allreduce("in.set", DataType::kInt32, 1, ReduceOp::kSum);
+  outsider.process_set = 1;
+  int32_t x[1] = {0};
+  Status refused = ranks_[1]->Submit(outsider, x, sizeof x);
+  EXPECT_EQ(refused.code, StatusCode::kMismatch);
+  EXPECT_EQ(refused.message,
+            "Rank 1 is not a member of process set 1; only its members may submit 'in.set'.");
+  for (int r : {0, 2}) {
+    ASSERT_TRUE(ranks_[r]->sink.Wait("in.set").ok());
+    EXPECT_EQ(static_cast<int32_t*>(ranks_[r]->sink.Entry("in.set").output)[0], 10);
+    ASSERT_TRUE(ranks_[r]->sink.Wait("bcast.set").ok());
+    EXPECT_EQ(static_cast<int32_t*>(ranks_[r]->sink.Entry("bcast.set").output)[0], 102);
+  }
+  Request remove;
+  remove.type = RequestType::kRemoveProcessSet;
+  remove.name = "ps.remove";
+  remove.root = 1;
+  for (int r = 0; r < 3; ++r) ASSERT_TRUE(ranks_[r]->Submit(remove, nullptr, 0, false).ok());
+  for (int r = 0; r < 3; ++r) ASSERT_TRUE(ranks_[r]->sink.Wait("ps.remove").ok());
+  int32_t y[1] = {0};
+  Request after = Allreduce("gone", DataType::kInt32, 1, ReduceOp::kSum);
+  after.process_set = 1;
+  EXPECT_EQ(ranks_[0]->Submit(after, y, sizeof y).message,
+            "Process set 1 is not registered (it was never added, or has been removed).");
 }
 
 TEST_F(EngineThreads, MismatchFailsOnEveryRankAndTheNextOpWorks) {
