@@ -49,6 +49,8 @@ export interface NativeEngineConfig {
   readonly cycleTimeMs: number;
   readonly fusionThresholdBytes: number;
   readonly timeoutMs: number;
+  /** `gloo` or `mpi` (when compiled in; MPI needs the process to have been started by mpirun). */
+  readonly transport: 'gloo' | 'mpi';
   /** Stall inspector: warn after this many ms (0 disables); end the job after stallShutdownMs (0: never). */
   readonly stallCheckMs: number;
   readonly stallShutdownMs: number;

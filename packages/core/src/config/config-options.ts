@@ -40,6 +40,8 @@ export interface ConfigOptions {
   readonly stallCheckTimeMs?: number;
   /** End the job when such a stall lasts this long; 0 (default) never does. */
   readonly stallShutdownTimeMs?: number;
+  /** `gloo` (TCP, default) or `mpi` (default when started by mpirun, if this build has MPI). */
+  readonly transport?: 'gloo' | 'mpi';
   /** Chrome-trace file rank 0 writes (open it in Perfetto); empty: no timeline. */
   readonly timelinePath?: string;
   /** Add a CYCLE_START marker per engine cycle to the timeline. */
@@ -70,6 +72,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'timeoutMs',
   'stallCheckTimeMs',
   'stallShutdownTimeMs',
+  'transport',
   'timelinePath',
   'timelineMarkCycles',
 ];

@@ -9,6 +9,7 @@ import { resolveJobId } from './resolve-job-id.js';
 import { resolveTopology } from './resolve-topology.js';
 import { resolveTuning } from './resolve-tuning.js';
 import { resolveDiagnostics } from './resolve-diagnostics.js';
+import { resolveTransport } from './resolve-transport.js';
 
 /**
  * Options of `resolveConfig`: the init options plus the engine generation.
@@ -21,6 +22,8 @@ import { resolveDiagnostics } from './resolve-diagnostics.js';
 export interface ResolveConfigOptions extends ConfigOptions {
   /** How many engines this process started before; scopes store keys (`gen<N>`). Default 0. */
   readonly generation?: number;
+  /** Transports the loaded engine was built with (`capabilities().transports`); default Gloo only. */
+  readonly builtTransports?: readonly string[];
 }
 
 /**
@@ -58,7 +61,7 @@ export function resolveConfig(
 ): ResolvedConfig {
   const checked = checkOptions(options, {
     opName: 'init',
-    allowed: [...configOptionKeys, 'generation'],
+    allowed: [...configOptionKeys, 'generation', 'builtTransports'],
   });
   const generation = expectInteger(checked.generation ?? 0, { name: 'generation', min: 0 });
   const launcher = detectLauncher(env);
@@ -73,6 +76,7 @@ export function resolveConfig(
     ...topology,
     ...resolveTuning(checked, env),
     ...resolveDiagnostics(checked, env),
+    transport: resolveTransport(checked, env, { launcher, built: checked.builtTransports ?? ['gloo'] }),
     store: plan.store,
     storePrefix: `kolo/${jobId}/gen${generation}`,
   };

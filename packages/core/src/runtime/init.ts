@@ -56,7 +56,7 @@ export function init(options: InitOptions = {}): Promise<void> {
   // Load the addon first: a missing addon must not leave a temporary store directory behind.
   const binding = injected ?? getBinding();
   const config = resolveConfig(
-    { ...configOptions, generation: runtimeState.generation },
+    { ...configOptions, generation: runtimeState.generation, builtTransports: binding.capabilities().transports },
     process.env,
   );
   runtimeState.generation += 1;

@@ -73,3 +73,15 @@ export function crossRank(): number {
 export function crossSize(): number {
   return engineConfig().crossSize;
 }
+
+/**
+ * The transport this engine runs on: `gloo` or `mpi`.
+ *
+ * @example
+ * ```ts
+ * if (transport() === 'mpi') console.log('started by mpirun');
+ * ```
+ */
+export function transport(): 'gloo' | 'mpi' {
+  return engineConfig().transport;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DTYPES, inputs } from './workers/fixtures.mjs';
-import { perRank, runJob } from './run-job.js';
+import { type Launcher, perRank, runJob } from './run-job.js';
 
 /** Wraps like the dtype does (uint8/int8 products overflow at size 4). */
 function wrap(dtype: string, values: number[]): number[] {
@@ -47,9 +47,17 @@ function expected(size: number, dtype: string) {
   };
 }
 
-describe.each([2, 3, 4])('every op x every dtype on %i workers', (size) => {
+const transports: [Launcher, string][] = [
+  ['kolorun', 'gloo'],
+  ['mpirun', 'mpi'],
+];
+
+describe.each(transports.flatMap(([launcher, transport]) => [2, 3, 4].map((size) => ({ launcher, transport, size }))))(
+  'every op x every dtype on $size workers over $transport',
+  ({ launcher, transport, size }) => {
   it('gives the exact results on every rank', { timeout: 180_000 }, async () => {
-    const job = await runJob(size, 'ops-matrix.mjs');
+    const job = await runJob(size, 'ops-matrix.mjs', { launcher, env: { KOLO_TRANSPORT: transport } });
+    expect(job.stdout).toContain(`"key":"transport","value":"${transport}"`);
     expect(job.code, job.stderr).toBe(0);
     for (const dtype of DTYPES) {
       const want = expected(size, dtype);
@@ -75,4 +83,5 @@ describe.each([2, 3, 4])('every op x every dtype on %i workers', (size) => {
       expect(j.last).toBe(size - 1);
     });
   });
-});
+},
+);

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { perRank, runJob } from './run-job.js';
+import { type Launcher, perRank, runJob } from './run-job.js';
 
-describe.each([3, 4])('process sets on %i workers', (size) => {
+const cases = (['kolorun', 'mpirun'] as Launcher[]).flatMap((launcher) => [3, 4].map((size) => ({ launcher, size })));
+
+describe.each(cases)('process sets on $size workers started by $launcher', ({ launcher, size }) => {
   it('run every collective among the members only, with global roots and set-sized averages', async () => {
-    const job = await runJob(size, 'process-sets.mjs');
+    const job = await runJob(size, 'process-sets.mjs', { launcher });
     expect(job.code, job.stderr).toBe(0);
     const last = size - 1;
     expect(perRank(job, 'ids', size)).toEqual(Array.from({ length: size }, () => [1, 2, [0, last], [0, 1]]));

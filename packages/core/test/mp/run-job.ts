@@ -15,17 +15,30 @@ export interface JobResult {
   elapsedMs: number;
 }
 
-/** Runs `kolorun -np <np> [...extraArgs] node <worker>` and collects what the workers reported. */
+/** How a job's workers are started: Kolo's launcher (Gloo), or Open MPI's mpirun (MPI transport). */
+export type Launcher = 'kolorun' | 'mpirun';
+
+/**
+ * Runs `kolorun -np <np> [...launcherArgs] node <worker>` (or `mpirun --oversubscribe -np <np> …`)
+ * and collects what the workers reported.
+ */
 export function runJob(
   np: number,
   worker: string,
-  options: { args?: string[]; env?: Record<string, string>; timeoutMs?: number; launcherArgs?: string[] } = {},
+  options: { args?: string[]; env?: Record<string, string>; timeoutMs?: number; launcherArgs?: string[]; launcher?: Launcher } = {},
 ): Promise<JobResult> {
   const started = Date.now();
+  const command = [process.execPath, join(here, 'workers', worker), ...(options.args ?? [])];
+  const mpi = options.launcher === 'mpirun';
   const child = spawn(
-    process.execPath,
-    [kolorun, '-np', String(np), ...(options.launcherArgs ?? []), process.execPath, join(here, 'workers', worker), ...(options.args ?? [])],
-    { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    mpi ? 'mpirun' : process.execPath,
+    mpi
+      ? ['--oversubscribe', '--tag-output', '-np', String(np), ...(options.launcherArgs ?? []), ...command]
+      : [kolorun, '-np', String(np), ...(options.launcherArgs ?? []), ...command],
+    {
+      env: { ...process.env, ...(mpi ? { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } : {}), ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let stdout = '';
   let stderr = '';

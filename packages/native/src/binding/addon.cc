@@ -5,6 +5,7 @@
 #include <set>
 
 #include "binding/engine_wrap.h"
+#include "transport/mpi_transport.h"
 
 namespace kolo {
 namespace {
@@ -12,6 +13,13 @@ namespace {
 struct AddonData {
   Napi::FunctionReference engine_ctor;
 };
+
+// At environment teardown (process exit without shutdown()), stop every engine with a
+// coordinated shutdown, as Horovod's atexit hook does, then finalise MPI if Kolo started it.
+void Teardown(void*) {
+  EngineWrap::StopAll();
+  FinalizeMpiIfInitialized();
+}
 
 Napi::Object Table(Napi::Env env, const std::vector<std::pair<const char*, int>>& rows) {
   Napi::Object o = Napi::Object::New(env);
@@ -60,6 +68,7 @@ Napi::Value Capabilities(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = Napi::Object::New(env);
   std::vector<std::string> transports{"gloo"};
+  if (MpiCompiledIn()) transports.push_back("mpi");
   o.Set("transports", Strings(env, transports));
   o.Set("dtypes", Strings(env, AllDtypes()));
   std::vector<std::string> ops;
@@ -85,6 +94,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   auto* data = new AddonData();
   data->engine_ctor = Napi::Persistent(EngineWrap::Define(env));
   env.SetInstanceData<AddonData>(data);
+  napi_add_env_cleanup_hook(env, Teardown, nullptr);
   exports.Set("constants", Constants(env));
   exports.Set("capabilities", Napi::Function::New(env, Capabilities, "capabilities"));
   exports.Set("startEngine", Napi::Function::New(env, StartEngine, "startEngine"));

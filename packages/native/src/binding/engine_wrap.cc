@@ -1,6 +1,9 @@
 #include "binding/engine_wrap.h"
 
+#include <set>
+
 #include "transport/gloo_transport.h"
+#include "transport/mpi_transport.h"
 #include <gloo/rendezvous/prefix_store.h>
 
 namespace kolo {
@@ -45,7 +48,27 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
 
 EngineWrap::EngineWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<EngineWrap>(info) {}
 
-EngineWrap::~EngineWrap() { Teardown(); }
+namespace {
+std::mutex g_live_mu;
+std::set<EngineWrap*> g_live;
+}  // namespace
+
+EngineWrap::~EngineWrap() {
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    g_live.erase(this);
+  }
+  Teardown();
+}
+
+void EngineWrap::StopAll() {
+  std::set<EngineWrap*> live;
+  {
+    std::lock_guard<std::mutex> lock(g_live_mu);
+    live.swap(g_live);
+  }
+  for (EngineWrap* wrap : live) wrap->Teardown();
+}
 
 void EngineWrap::Teardown() {
   if (engine_) {
@@ -82,20 +105,43 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   go.iface = StringField(config, "iface");
   go.timeout = std::chrono::milliseconds(ec.timeout_ms);
   const std::string prefix = StringField(config, "storePrefix");
+  const bool use_mpi = StringField(config, "transport") == "mpi";
+  if (use_mpi) {
+    try {
+      EnsureMpiInitialized();  // on the main thread, which must also finalise it
+    } catch (const std::exception& e) {
+      deferred.Reject(StatusToError(env, Status::Error(StatusCode::kUnsupported, e.what())).Value());
+      return;
+    }
+  }
 
-  Connector connect = [sc, go, prefix]() {
+  Connector connect = [sc, go, prefix, use_mpi]() {
     auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
-    gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
     Connection c;
-    c.transport = std::make_unique<GlooTransport>(gloo_view, go);
-    RendezvousStore* shared = &store->inner();
-    c.connect_subset = [shared, go, prefix](const std::string& scope, int rank, int size) {
-      GlooOptions sub = go;
-      sub.rank = rank;
-      sub.size = size;
-      gloo::rendezvous::PrefixStore view(prefix + "/" + scope, *shared);
-      return std::unique_ptr<Transport>(new GlooTransport(view, sub));
-    };
+    if (use_mpi) {
+      auto mpi = std::make_unique<MpiTransport>();
+      if (mpi->rank() != go.rank || mpi->size() != go.size) {
+        throw std::runtime_error("MPI says this is rank " + std::to_string(mpi->rank()) + " of " +
+                                 std::to_string(mpi->size()) + " but the configuration says " +
+                                 std::to_string(go.rank) + " of " + std::to_string(go.size));
+      }
+      c.transport = std::move(mpi);
+      c.connect_subset = [](const std::string&, const std::vector<int>& ranks, int) {
+        return std::unique_ptr<Transport>(new MpiTransport(ranks));
+      };
+    } else {
+      gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
+      c.transport = std::make_unique<GlooTransport>(gloo_view, go);
+      RendezvousStore* shared = &store->inner();
+      c.connect_subset = [shared, go, prefix](const std::string& scope,
+                                              const std::vector<int>& ranks, int rank) {
+        GlooOptions sub = go;
+        sub.rank = rank;
+        sub.size = static_cast<int>(ranks.size());
+        gloo::rendezvous::PrefixStore view(prefix + "/" + scope, *shared);
+        return std::unique_ptr<Transport>(new GlooTransport(view, sub));
+      };
+    }
     c.store = std::move(store);
     return c;
   };
@@ -105,6 +151,8 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   start_deferred_.emplace(deferred);
   Hold(env);
   engine_ = std::make_unique<Engine>(ec, std::move(connect), this);
+  std::lock_guard<std::mutex> lock(g_live_mu);
+  g_live.insert(this);
 }
 
 void EngineWrap::Hold(Napi::Env env) {

@@ -32,6 +32,9 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   EngineWrap(const Napi::CallbackInfo& info);
   ~EngineWrap() override;
 
+  // Stops every live engine in this process (environment teardown).
+  static void StopAll();
+
   // Starts the engine described by a NativeEngineConfig; resolves with this object.
   void Start(Napi::Env env, const Napi::Object& config, Napi::Promise::Deferred deferred);
 

@@ -60,7 +60,9 @@ struct Connection {
   std::unique_ptr<KeyValueStore> store;
   std::unique_ptr<Transport> transport;
   // Connects this rank to the other members of a process set (blocks until all have joined).
-  std::function<std::unique_ptr<Transport>(const std::string& scope, int rank, int size)>
+  // `ranks` are the set's global ranks in order; `rank` is this process's position among them.
+  std::function<std::unique_ptr<Transport>(const std::string& scope,
+                                           const std::vector<int>& ranks, int rank)>
       connect_subset;
 };
 

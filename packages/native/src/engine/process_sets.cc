@@ -50,7 +50,7 @@ void Engine::ChangeProcessSets(const Response& response) {
     if (me != g.ranks.end()) {
       g.rank = static_cast<int>(me - g.ranks.begin());
       current_op_ = "connecting process set " + std::to_string(id);
-      g.owned = connection_.connect_subset("ps" + std::to_string(id), g.rank, g.size());
+      g.owned = connection_.connect_subset("ps" + std::to_string(id), g.ranks, g.rank);
       g.transport = g.owned.get();
     }
     {

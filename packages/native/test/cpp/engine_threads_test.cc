@@ -84,10 +84,11 @@ class EngineThreads : public ::testing::Test {
         gloo::rendezvous::PrefixStore prefixed("test", *store);
         Connection c;
         c.transport = std::make_unique<GlooTransport>(prefixed, o);
-        c.connect_subset = [store, o](const std::string& scope, int rank, int size) {
+        c.connect_subset = [store, o](const std::string& scope, const std::vector<int>& ranks,
+                                      int rank) {
           GlooOptions sub = o;
           sub.rank = rank;
-          sub.size = size;
+          sub.size = static_cast<int>(ranks.size());
           gloo::rendezvous::PrefixStore view("test/" + scope, *store);
           return std::unique_ptr<Transport>(new GlooTransport(view, sub));
         };

@@ -6,6 +6,7 @@ await kolo.init();
 const rank = kolo.rank();
 const size = kolo.size();
 const report = (key, value) => console.log(`RESULT ${JSON.stringify({ rank, key, value })}`);
+report('transport', kolo.transport());
 
 for (const dtype of DTYPES) {
   for (const op of ['sum', 'min', 'max', 'product']) {

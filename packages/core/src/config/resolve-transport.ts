@@ -1,0 +1,32 @@
+import { envField, firstField, optionField, toText } from './config-field.js';
+import type { ConfigOptions, Env } from './config-options.js';
+import type { LauncherKind } from './launcher-env.js';
+import { invalidArgument } from '../validation/invalid-argument.js';
+
+/** The transports an engine can be asked for. */
+export type TransportName = 'gloo' | 'mpi';
+
+/**
+ * Picks the transport: the `transport` option > `KOLO_TRANSPORT` > `HOROVOD_CPU_OPERATIONS` >
+ * MPI when the process was started by mpirun and this build has it > Gloo.
+ *
+ * @example
+ * ```ts
+ * resolveTransport({}, { KOLO_TRANSPORT: 'mpi' }, { launcher: 'kolo', built: ['gloo', 'mpi'] }); // 'mpi'
+ * ```
+ */
+export function resolveTransport(
+  options: ConfigOptions,
+  env: Env,
+  context: { readonly launcher: LauncherKind; readonly built: readonly string[] },
+): TransportName {
+  const field = firstField(optionField(options, 'transport'), envField(env, ['KOLO_TRANSPORT', 'HOROVOD_CPU_OPERATIONS']));
+  if (field === undefined) {
+    return context.launcher === 'mpi' && context.built.includes('mpi') ? 'mpi' : 'gloo';
+  }
+  const value = toText(field).toLowerCase();
+  if (value !== 'gloo' && value !== 'mpi') {
+    throw invalidArgument({ what: "'gloo' or 'mpi'", name: field.name, value: field.value });
+  }
+  return value;
+}
