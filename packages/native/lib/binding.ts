@@ -49,6 +49,8 @@ export interface NativeEngineConfig {
   readonly cycleTimeMs: number;
   readonly fusionThresholdBytes: number;
   readonly timeoutMs: number;
+  /** Reduce within each host, allreduce across hosts among local rank 0s, broadcast back. */
+  readonly hierarchicalAllreduce: boolean;
   /** `gloo` or `mpi` (when compiled in; MPI needs the process to have been started by mpirun). */
   readonly transport: 'gloo' | 'mpi';
   /** Stall inspector: warn after this many ms (0 disables); end the job after stallShutdownMs (0: never). */

@@ -40,6 +40,8 @@ export interface ConfigOptions {
   readonly stallCheckTimeMs?: number;
   /** End the job when such a stall lasts this long; 0 (default) never does. */
   readonly stallShutdownTimeMs?: number;
+  /** Allreduce within each host, then across hosts among local rank 0s (multi-host jobs only). */
+  readonly hierarchicalAllreduce?: boolean;
   /** `gloo` (TCP, default) or `mpi` (default when started by mpirun, if this build has MPI). */
   readonly transport?: 'gloo' | 'mpi';
   /** Chrome-trace file rank 0 writes (open it in Perfetto); empty: no timeline. */
@@ -73,6 +75,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'stallCheckTimeMs',
   'stallShutdownTimeMs',
   'transport',
+  'hierarchicalAllreduce',
   'timelinePath',
   'timelineMarkCycles',
 ];

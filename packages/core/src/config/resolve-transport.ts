@@ -1,4 +1,4 @@
-import { envField, firstField, optionField, toText } from './config-field.js';
+import { envField, firstField, optionField, toNumber, toText } from './config-field.js';
 import type { ConfigOptions, Env } from './config-options.js';
 import type { LauncherKind } from './launcher-env.js';
 import { invalidArgument } from '../validation/invalid-argument.js';
@@ -29,4 +29,24 @@ export function resolveTransport(
     throw invalidArgument({ what: "'gloo' or 'mpi'", name: field.name, value: field.value });
   }
   return value;
+}
+
+/**
+ * Whether allreduces go through the per-host hierarchy: the `hierarchicalAllreduce` option >
+ * `KOLO_HIERARCHICAL_ALLREDUCE` > `HOROVOD_HIERARCHICAL_ALLREDUCE` (> 0 enables) > off. It only
+ * takes effect when the job spans more than one host.
+ *
+ * @example
+ * ```ts
+ * resolveHierarchical({}, { HOROVOD_HIERARCHICAL_ALLREDUCE: '1' }); // true
+ * ```
+ */
+export function resolveHierarchical(options: ConfigOptions, env: Env): boolean {
+  const option = optionField(options, 'hierarchicalAllreduce');
+  if (option !== undefined) {
+    if (typeof option.value !== 'boolean') throw invalidArgument({ what: 'a boolean', name: option.name, value: option.value });
+    return option.value;
+  }
+  const field = envField(env, ['KOLO_HIERARCHICAL_ALLREDUCE', 'HOROVOD_HIERARCHICAL_ALLREDUCE']);
+  return field !== undefined && toNumber(field, { min: 0 }) > 0;
 }

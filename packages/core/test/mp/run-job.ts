@@ -48,17 +48,22 @@ export function runJob(
   return new Promise((resolve) => {
     child.on('close', (code) => {
       clearTimeout(timer);
-      const results = new Map<string, Map<number, unknown>>();
-      for (const line of stdout.split('\n')) {
-        const at = line.indexOf('RESULT ');
-        if (at < 0) continue;
-        const { rank, key, value } = JSON.parse(line.slice(at + 7)) as { rank: number; key: string; value: unknown };
-        if (!results.has(key)) results.set(key, new Map());
-        results.get(key)!.set(rank, value);
-      }
-      resolve({ code, stdout, stderr, results, elapsedMs: Date.now() - started });
+      resolve({ code, stdout, stderr, results: parseResults(stdout), elapsedMs: Date.now() - started });
     });
   });
+}
+
+/** The `RESULT {"rank","key","value"}` lines in `stdout`, by key then rank. */
+export function parseResults(stdout: string): Map<string, Map<number, unknown>> {
+  const results = new Map<string, Map<number, unknown>>();
+  for (const line of stdout.split('\n')) {
+    const at = line.indexOf('RESULT ');
+    if (at < 0) continue;
+    const { rank, key, value } = JSON.parse(line.slice(at + 7)) as { rank: number; key: string; value: unknown };
+    if (!results.has(key)) results.set(key, new Map());
+    results.get(key)!.set(rank, value);
+  }
+  return results;
 }
 
 /** The value each rank reported for `key`, in rank order; throws if a rank is missing. */

@@ -86,6 +86,10 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   ec.cycle_time_ms = config.Get("cycleTimeMs").As<Napi::Number>().DoubleValue();
   ec.fusion_threshold_bytes = IntField(config, "fusionThresholdBytes", 128 << 20);
   ec.timeout_ms = IntField(config, "timeoutMs", 30000);
+  ec.local_rank = static_cast<int>(IntField(config, "localRank", 0));
+  ec.cross_rank = static_cast<int>(IntField(config, "crossRank", 0));
+  ec.cross_size = static_cast<int>(IntField(config, "crossSize", 1));
+  ec.hierarchical_allreduce = config.Get("hierarchicalAllreduce").ToBoolean();
   ec.stall.check_ms = IntField(config, "stallCheckMs", 60000);
   ec.stall.shutdown_ms = IntField(config, "stallShutdownMs", 0);
   ec.timeline_path = StringField(config, "timelinePath");

@@ -106,6 +106,7 @@ void Engine::Run() {
     everyone.rank = config_.rank;
     everyone.transport = connection_.transport.get();
     groups_[0] = std::move(everyone);
+    if (config_.hierarchical_allreduce && config_.cross_size > 1) ConnectHierarchy();
     if (config_.rank == 0) {
       coordinator_ = std::make_unique<Coordinator>(config_.size, config_.fusion_threshold_bytes,
                                                    config_.stall);
@@ -156,6 +157,7 @@ void Engine::Run() {
     }
   }
   groups_.clear();
+  hierarchy_ = Hierarchy();
   connection_.transport.reset();
   timeline_.Close();
   sink_->Stopped(final_status);

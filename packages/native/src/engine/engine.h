@@ -28,6 +28,11 @@ struct EngineConfig {
   double cycle_time_ms = 1.0;
   int64_t fusion_threshold_bytes = 128 << 20;
   int64_t timeout_ms = 30000;
+  int local_rank = 0;
+  int cross_rank = 0;
+  int cross_size = 1;
+  // Reduce within each host, allreduce across hosts among local rank 0s, broadcast back.
+  bool hierarchical_allreduce = false;
   StallConfig stall;
   std::string timeline_path;  // empty: no timeline (only rank 0 writes one)
   bool timeline_mark_cycles = false;
@@ -74,6 +79,13 @@ struct Group {
   std::unique_ptr<Transport> owned;
   int size() const { return static_cast<int>(ranks.size()); }
 };
+
+// The per-host and cross-host groups of the hierarchical allreduce.
+struct Hierarchy {
+  Group local;   // ranks on this host
+  Group cross;   // local rank 0 of every host (this rank is a member only if local rank 0)
+  bool enabled = false;
+};
 using Connector = std::function<Connection()>;
 
 class Engine {
@@ -105,6 +117,9 @@ class Engine {
   std::vector<EntryPtr> TakeEntries(const Response& response);
 
   Status CheckMembership(const std::vector<EntryPtr>& entries);
+  void ConnectHierarchy();
+  void GroupAllreduce(Group& g, void* data, int64_t count, DataType dtype, ReduceOp op);
+  const char* AllreduceActivity(const Group& g) const;
   void ChangeProcessSets(const Response& response);
 
   void ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries, const Response& response);
@@ -128,6 +143,7 @@ class Engine {
   bool timeline_mark_cycles_ = false;
   bool joined_ = false;
   std::map<int32_t, Group> groups_;  // background thread only
+  Hierarchy hierarchy_;
   std::mutex sets_mu_;
   std::map<int32_t, std::vector<int>> set_members_;  // for checks on the calling thread
 

@@ -27,7 +27,6 @@ void Normalise(ReduceOp& op, double& postscale, int size) {
 
 void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
                               const Response& response) {
-  Transport& t = *g.transport;
   ReduceOp op = response.reduce_op;
   double post = response.postscale;
   Normalise(op, post, g.size());
@@ -44,8 +43,8 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
       offset += n;
     }
     ScaleBuffer(staging.data(), total, DataType::kFloat32, response.prescale);
-    Phase(entries, "GLOO_ALLREDUCE");
-    t.Allreduce(staging.data(), total, DataType::kFloat32, op);
+    Phase(entries, AllreduceActivity(g));
+    GroupAllreduce(g, staging.data(), total, DataType::kFloat32, op);
     PhaseEnd(entries);
     ScaleBuffer(staging.data(), total, DataType::kFloat32, post);
     offset = 0;
@@ -61,8 +60,8 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
     TensorEntry& e = *entries[0];
     if (e.output != e.input) std::memcpy(e.output, e.input, static_cast<size_t>(total) * esize);
     ScaleBuffer(e.output, total, dtype, response.prescale);
-    Phase(entries, "GLOO_ALLREDUCE");
-    t.Allreduce(e.output, total, dtype, op);
+    Phase(entries, AllreduceActivity(g));
+    GroupAllreduce(g, e.output, total, dtype, op);
     PhaseEnd(entries);
     ScaleBuffer(e.output, total, dtype, post);
     return;
@@ -79,8 +78,8 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   }
   PhaseEnd(entries);
   ScaleBuffer(buf, total, dtype, response.prescale);
-  Phase(entries, "GLOO_ALLREDUCE");
-  t.Allreduce(buf, total, dtype, op);
+  Phase(entries, AllreduceActivity(g));
+  GroupAllreduce(g, buf, total, dtype, op);
   PhaseEnd(entries);
   ScaleBuffer(buf, total, dtype, post);
   Phase(entries, "MEMCPY_OUT_FUSION_BUFFER");
