@@ -1,5 +1,5 @@
 // Allreduce bandwidth in nccl-tests' layout (GB = 1e9; busbw = algbw * 2(n-1)/n).
-// Run through the root script: npm run bench -- allreduce
+// Run through the root script: npm run bench -- allreduce [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
 
 await kolo.init();
@@ -10,7 +10,7 @@ const maxBytes = Number(process.env.KOLO_BENCH_MAX_BYTES ?? 64 * 1024 * 1024);
 const factor = 4;
 
 const pad = (v, w) => String(v).padStart(w);
-if (rank === 0) {
+if (rank === 0 && process.env.KOLO_BENCH_JSON !== '1') {
   console.log(`# kolo allreduce benchmark: ${size} ranks, transport ${kolo.capabilities().transports[0]}, float32 sum, GB = 1e9`);
   console.log(`#${pad('size', 11)}${pad('count', 13)}${pad('type', 9)}${pad('redop', 7)}${pad('time', 11)}${pad('algbw', 8)}${pad('busbw', 8)}${pad('#wrong', 7)}`);
   console.log(`#${pad('(B)', 11)}${pad('(elements)', 13)}${pad('', 9)}${pad('', 7)}${pad('(us)', 11)}${pad('(GB/s)', 8)}${pad('(GB/s)', 8)}${pad('', 7)}`);
@@ -34,9 +34,11 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
   const busbw = (algbw * 2 * (size - 1)) / size;
   busSum += busbw;
   rows += 1;
-  if (rank === 0) {
+  if (rank === 0 && process.env.KOLO_BENCH_JSON === '1') {
+    console.log(`BENCH ${JSON.stringify({ bytes, count, us, algbw, busbw, wrong })}`);
+  } else if (rank === 0) {
     console.log(` ${pad(bytes, 11)}${pad(count, 13)}${pad('float', 9)}${pad('sum', 7)}${pad(us.toFixed(1), 11)}${pad(algbw.toFixed(2), 8)}${pad(busbw.toFixed(2), 8)}${pad(wrong, 7)}`);
   }
 }
-if (rank === 0) console.log(`# Avg bus bandwidth    : ${(busSum / rows).toFixed(3)}`);
+if (rank === 0 && process.env.KOLO_BENCH_JSON !== '1') console.log(`# Avg bus bandwidth    : ${(busSum / rows).toFixed(3)}`);
 await kolo.shutdown();
