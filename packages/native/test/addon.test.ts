@@ -17,7 +17,9 @@ function request(over: Partial<NativeRequest> & Pick<NativeRequest, 'type' | 'na
 describe('constants and capabilities', () => {
   it('exports every dtype, request type, reduction and error code by name', () => {
     expect(Object.keys(dtypes)).toEqual(['float32', 'float64', 'int32', 'int64', 'uint8', 'int8', 'float16']);
-    expect(Object.keys(requestTypes)).toEqual(['allreduce', 'allgather', 'broadcast', 'alltoall', 'reducescatter', 'barrier', 'join']);
+    expect(Object.keys(requestTypes)).toEqual([
+      'allreduce', 'allgather', 'broadcast', 'alltoall', 'reducescatter', 'barrier', 'join', 'addProcessSet', 'removeProcessSet',
+    ]);
     // Horovod's numbering, so mismatch messages print the same integers.
     expect(reduceOps).toEqual({ average: 0, sum: 1, min: 3, max: 4, product: 5 });
     expect(native.constants.errorCodes).toEqual([
@@ -84,6 +86,15 @@ describe('a one-rank engine', () => {
     const [result] = engine.enqueueSync([request({ type: requestTypes['allgather']!, name: 'g', dtype: dtypes['int8']!, shape: [2, 2], input: new Int8Array([1, 2, 3, 4]) })], false);
     expect(Array.from(new Int8Array(result!.data!))).toEqual([1, 2, 3, 4]);
     expect(result!.splits).toEqual([2]);
+  });
+
+  it('reduces SharedArrayBuffer-backed arrays in place', async () => {
+    const shared = new Int32Array(new SharedArrayBuffer(16), 4, 2);
+    shared.set([5, -5]);
+    await engine.enqueue([request({ type: requestTypes['allreduce']!, name: 'sab', dtype: dtypes['int32']!, shape: [2], input: shared, output: shared })], false);
+    expect(Array.from(shared)).toEqual([5, -5]);
+    const [gathered] = engine.enqueueSync([request({ type: requestTypes['allgather']!, name: 'sab.g', dtype: dtypes['int32']!, shape: [2], input: shared })], false);
+    expect(Array.from(new Int32Array(gathered!.data!))).toEqual([5, -5]);
   });
 
   it('handles zero-length tensors without calling the transport', async () => {

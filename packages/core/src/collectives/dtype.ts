@@ -52,7 +52,25 @@ export function dtypeOf(value: unknown, name: string): DtypeName {
     ? dtypeByTag[Object.prototype.toString.call(value)]
     : undefined;
   if (dtype === undefined) throw invalidArgument({ what: accepted, name, value });
+  if (isDetached((value as ArrayBufferView).buffer)) {
+    throw invalidArgument({
+      what: 'an array whose buffer is still attached (it was transferred or structuredClone()d away; pass a fresh array)',
+      name,
+      value: 'a detached buffer',
+    });
+  }
   return dtype;
+}
+
+/** True when `buffer` was transferred away; viewing a detached buffer throws. */
+function isDetached(buffer: ArrayBufferLike): boolean {
+  if (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) return false;
+  try {
+    new Uint8Array(buffer as ArrayBuffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**

@@ -1,4 +1,8 @@
 import { expectNonEmptyString } from '../validation/checks.js';
+import { invalidArgument } from '../validation/invalid-argument.js';
+
+/** Names travel to the coordinator every cycle; this bounds what one request costs. */
+const maxNameLength = 1024;
 
 /**
  * The engine-wide name of a request: the caller's `name` as given (as Horovod's TensorFlow and
@@ -19,7 +23,11 @@ export function requestName(
   request: { readonly op: string; readonly name?: unknown },
 ): string {
   if (request.name !== undefined) {
-    return expectNonEmptyString(request.name, 'name');
+    const name = expectNonEmptyString(request.name, 'name');
+    if (name.length > maxNameLength) {
+      throw invalidArgument({ what: `a name of at most ${maxNameLength} characters`, name: 'name', value: `${name.slice(0, 20)}… (${name.length} characters)`, kind: 'range' });
+    }
+    return name;
   }
   const n = counters.get(request.op) ?? 0;
   counters.set(request.op, n + 1);

@@ -1,3 +1,4 @@
+import { invalidArgument } from '../validation/invalid-argument.js';
 import type { ConfigOptions, Env } from './config-options.js';
 import { envField, firstField, optionField, toInteger, type ConfigField } from './config-field.js';
 import { launcherVariables, type LauncherKind, type TopologyKey } from './launcher-env.js';
@@ -35,8 +36,20 @@ export function resolveTopology(
   context: { readonly env: Env; readonly launcher: LauncherKind },
 ): Topology {
   const table = context.launcher === 'none' ? {} : launcherVariables[context.launcher];
-  const field = (key: TopologyKey): ConfigField | undefined =>
-    firstField(optionField(options, key), envField(context.env, table[key] ?? []));
+  const field = (key: TopologyKey): ConfigField | undefined => {
+    const option = optionField(options, key);
+    const env = envField(context.env, table[key] ?? []);
+    if (option !== undefined && env !== undefined && String(option.value) !== String(env.value)) {
+      // The launcher decided the job's shape; an option that disagrees would hang the rendezvous.
+      throw invalidArgument({
+        what: `${key} ${env.value} as the launcher set it (${env.name}), or no ${key} option`,
+        name: key,
+        value: option.value,
+        kind: 'range',
+      });
+    }
+    return firstField(option, env);
+  };
   const read = (key: TopologyKey, min: number, max: number, fallback: number): number => {
     const found = field(key);
     return found === undefined ? fallback : toInteger(found, { min, max });

@@ -48,35 +48,56 @@ export class StoreChannel {
     parse: (r: PayloadReader) => T,
     timeoutMessage?: string,
   ): Promise<T> {
+    return this.exchange(frame, (status, r) => {
+      if (status === StoreStatus.Ok) {
+        const value = parse(r);
+        r.end(`the ${op} response`);
+        return value;
+      }
+      if (status === StoreStatus.Timeout && timeoutMessage !== undefined) {
+        throw new StoreTimeoutError(timeoutMessage);
+      }
+      if (status === StoreStatus.BadRequest) {
+        throw new StoreProtocolError(`The store at ${this.where} rejected ${op}: ${this.message(r)}`);
+      }
+      if (status === StoreStatus.Unauthorized) {
+        throw new StoreUnauthorizedError(
+          `The store at ${this.where} refused this client: ${this.message(r)}`,
+        );
+      }
+      throw new StoreProtocolError(`Expected status OK for ${op} but received status ${status}`);
+    });
+  }
+
+  /**
+   * Sends `frame` (none: only waits, e.g. for the server's challenge) and resolves with `handle`
+   * of the next frame the server sends; what `handle` throws rejects. A StoreProtocolError from
+   * `handle` also drops the connection, which is then out of sync (after BAD_REQUEST the server
+   * closes it itself).
+   */
+  exchange<T>(
+    frame: FrameWriter | undefined,
+    handle: (status: number, r: PayloadReader) => T,
+  ): Promise<T> {
     if (this.closedError !== undefined) return Promise.reject(this.closedError);
     return new Promise<T>((resolve, reject) => {
       const onResponse = (status: number, r: PayloadReader): void => {
-        if (status === StoreStatus.Ok) {
-          const value = parse(r);
-          r.end(`the ${op} response`);
-          resolve(value);
-        } else if (status === StoreStatus.Timeout && timeoutMessage !== undefined) {
-          reject(new StoreTimeoutError(timeoutMessage));
-        } else if (status === StoreStatus.BadRequest) {
-          reject(
-            new StoreProtocolError(`The store at ${this.where} rejected ${op}: ${this.message(r)}`),
-          );
-        } else if (status === StoreStatus.Unauthorized) {
-          reject(
-            new StoreUnauthorizedError(
-              `The store at ${this.where} refused this client: ${this.message(r)}`,
-            ),
-          );
-        } else {
-          throw new StoreProtocolError(
-            `Expected status OK for ${op} but received status ${status}`,
-          );
+        try {
+          resolve(handle(status, r));
+        } catch (error) {
+          reject(error as Error);
+          if (StoreProtocolError.isInstance(error) && status !== StoreStatus.BadRequest) throw error;
         }
       };
       this.pending.push({ onResponse, onClose: reject });
       this.socket.ref();
-      this.socket.write(frame.finish());
+      if (frame !== undefined) this.socket.write(frame.finish());
     });
+  }
+
+  /** The text of an UNAUTHORIZED or BAD_REQUEST response. */
+  message(r: PayloadReader): string {
+    return r.str('the message', STORE_LIMITS.maxPayloadBytes);
   }
 
   /** Ends the connection; pending and later requests reject with StoreConnectionError. */
@@ -96,10 +117,6 @@ export class StoreChannel {
     this.socket.destroy();
   }
 
-  private message(r: PayloadReader): string {
-    return r.str('the message', STORE_LIMITS.maxPayloadBytes);
-  }
-
   private onData(chunk: Buffer): void {
     this.decoder.push(chunk);
     try {
@@ -111,12 +128,14 @@ export class StoreChannel {
           );
         if (this.pending.length === 0) this.socket.unref();
         const reader = new PayloadReader(p);
+        let status: number;
         try {
-          pending.onResponse(reader.u8('the status'), reader);
+          status = reader.u8('the status');
         } catch (error) {
           pending.onClose(error as Error);
           throw error;
         }
+        pending.onResponse(status, reader);
       }
     } catch (error) {
       this.onClose(error as Error);

@@ -37,6 +37,11 @@ export class FrameWriter {
     return this.bytes(Buffer.from(value, 'utf8'));
   }
 
+  /** Bytes without a length prefix (fixed-size fields such as nonces and proofs). */
+  raw(value: Uint8Array): this {
+    return this.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  }
+
   /** The frame: `u32 payloadLength` followed by everything appended. */
   finish(): Buffer {
     const header = Buffer.allocUnsafe(4);
@@ -77,6 +82,11 @@ export class PayloadReader {
 
   i64(what: string): bigint {
     return this.take(8, what).readBigInt64LE(0);
+  }
+
+  /** Exactly `count` bytes without a length prefix; a view into the payload. */
+  fixed(count: number, what: string): Buffer {
+    return this.take(count, what);
   }
 
   /** A length-prefixed byte string of at most `maxBytes`; a view into the payload. */

@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
+import { authProof, newNonce, proofMatches } from './store-auth.js';
 import { FrameDecoder } from './store-frame-decoder.js';
 import { FrameWriter, PayloadReader } from './store-codec.js';
-import { STORE_LIMITS, StoreOp, StoreStatus } from './store-protocol.js';
+import { STORE_AUTH, STORE_LIMITS, StoreOp, StoreStatus } from './store-protocol.js';
 import { handleRequest } from './store-handlers.js';
 import type { PendingWait, StoreState } from './store-state.js';
 
@@ -12,15 +12,15 @@ const maxQueuedRequests = 64;
 const lingerMs = 2000;
 
 const ok = (): FrameWriter => new FrameWriter().u8(StoreStatus.Ok);
-
-/** Hash of a secret, so secrets of different lengths compare in constant time. */
-export function secretDigest(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
-}
+/** op + client nonce + client proof. */
+const authPayloadBytes = 1 + STORE_AUTH.nonceBytes + STORE_AUTH.proofBytes;
 
 /**
- * One client connection on the server: authenticates it, then answers its requests strictly in
- * order. A blocking GET/WAIT holds back later requests of this connection only.
+ * One client connection on the server: challenges it (see store-protocol.ts), then answers its
+ * requests strictly in order. A blocking GET/WAIT holds back later requests of this connection
+ * only. Before AUTH succeeds it buffers at most one 4 KiB frame and lives at most
+ * `authTimeoutMs`; after, it stops reading while 64 requests are queued or the peer is not
+ * reading its answers.
  */
 export class StoreConnection {
   private readonly decoder = new FrameDecoder(STORE_LIMITS.maxPreAuthPayloadBytes);
@@ -30,11 +30,13 @@ export class StoreConnection {
   private tail: Promise<void> = Promise.resolve();
   private readonly waits = new Set<PendingWait>();
   private readonly authTimer: NodeJS.Timeout;
+  private readonly serverNonce = newNonce();
 
+  /** @param key the HMAC key of the job secret ({@link authKey}). */
   constructor(
     private readonly socket: Socket,
     private readonly state: StoreState,
-    private readonly secret: Buffer,
+    private readonly key: Buffer,
     authTimeoutMs: number,
   ) {
     socket.setNoDelay(true);
@@ -42,12 +44,13 @@ export class StoreConnection {
     this.authTimer = setTimeout(() => {
       this.fail(
         StoreStatus.Unauthorized,
-        `Expected an AUTH frame within ${authTimeoutMs} ms but received none; send AUTH with the job secret first`,
+        `Expected an AUTH frame within ${authTimeoutMs} ms but received none; answer the store's challenge with AUTH first`,
       );
     }, authTimeoutMs);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => this.destroy());
     socket.on('close', () => this.destroy());
+    socket.write(new FrameWriter().u8(StoreStatus.Challenge).raw(this.serverNonce).finish());
   }
 
   /** Drops the client and releases its waiters. */
@@ -81,23 +84,31 @@ export class StoreConnection {
         StoreStatus.Unauthorized,
         `Expected AUTH (0x01) as the first frame but received op 0x${op
           .toString(16)
-          .padStart(2, '0')}; send AUTH with the job secret first`,
+          .padStart(2, '0')}; answer the store's challenge with AUTH first`,
       );
       return;
     }
-    const secret = reader.str('the secret', STORE_LIMITS.maxPreAuthPayloadBytes);
-    reader.end('the AUTH frame');
-    if (!timingSafeEqual(secretDigest(secret), this.secret)) {
+    if (payload.byteLength !== authPayloadBytes) {
       this.fail(
         StoreStatus.Unauthorized,
-        'Expected the job secret of this store but received a different secret; export the same KOLO_JOB_SECRET for every worker and node',
+        `Expected an AUTH frame of ${authPayloadBytes} bytes (op, 32-byte nonce, 32-byte proof) but received ${payload.byteLength} bytes; the client speaks another protocol version`,
+      );
+      return;
+    }
+    const clientNonce = reader.fixed(STORE_AUTH.nonceBytes, 'the client nonce');
+    const proof = reader.fixed(STORE_AUTH.proofBytes, 'the client proof');
+    if (!proofMatches(proof, authProof(this.key, STORE_AUTH.clientLabel, this.serverNonce))) {
+      this.fail(
+        StoreStatus.Unauthorized,
+        "Expected a proof of this store's job secret but received one made with another secret",
       );
       return;
     }
     clearTimeout(this.authTimer);
     this.authenticated = true;
     this.decoder.maxPayloadBytes = STORE_LIMITS.maxPayloadBytes;
-    this.socket.write(ok().finish());
+    const serverProof = authProof(this.key, STORE_AUTH.serverLabel, clientNonce);
+    this.socket.write(ok().raw(serverProof).finish());
   }
 
   private enqueue(payload: Buffer): void {
@@ -108,7 +119,8 @@ export class StoreConnection {
         const response = await handleRequest(new PayloadReader(payload), this.state, (keys, ms) =>
           this.wait(keys, ms),
         );
-        if (!this.closing) this.socket.write(response);
+        // A peer that does not read its answers must not make the server buffer them.
+        if (!this.closing && !this.socket.write(response)) await this.drained();
       } catch (error) {
         // Malformed frames are StoreProtocolErrors; anything else is a server bug, which must
         // still only cost this client its connection.
@@ -116,6 +128,20 @@ export class StoreConnection {
       } finally {
         if (--this.queued < maxQueuedRequests && !this.closing) this.socket.resume();
       }
+    });
+  }
+
+  private drained(): Promise<void> {
+    const socket = this.socket;
+    if (socket.destroyed || !socket.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        socket.off('drain', done);
+        socket.off('close', done);
+        resolve();
+      };
+      socket.on('drain', done);
+      socket.on('close', done);
     });
   }
 

@@ -1,16 +1,20 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { StoreTimeoutError } from './store-errors.js';
-import { StoreConnection, secretDigest } from './store-connection.js';
+import { authKey } from './store-auth.js';
+import { StoreConnection } from './store-connection.js';
 import { STORE_LIMITS } from './store-protocol.js';
 import { StoreState } from './store-state.js';
 
 /** Options of {@link StoreServer.listen}. */
 export interface StoreServerOptions {
-  /** Interface to bind: `127.0.0.1` for single-host jobs, `0.0.0.0` when other hosts connect. */
+  /**
+   * Interface to bind (default `127.0.0.1`): loopback for single-host jobs, the address other
+   * hosts use when they connect; `0.0.0.0` only when that address is not one of this host's.
+   */
   readonly host?: string;
   /** TCP port; 0 picks a free ephemeral port (read it back from `server.port`). */
   readonly port?: number;
-  /** The per-job secret every client must present in its AUTH frame. */
+  /** The per-job secret every client must prove it holds (it never crosses the wire). */
   readonly secret: string;
   /** How long a new client may take to authenticate before it is dropped (default 10 s). */
   readonly authTimeoutMs?: number;
@@ -24,8 +28,9 @@ export interface StoreWaitOptions {
 
 /**
  * The rendezvous store: a TCP key-value service (set, blocking get/wait, add, check, delete)
- * that authenticates every client with the job secret. `kolorun` hosts one per job; the
- * in-process helpers let the launcher read and write keys without a socket.
+ * that authenticates every client with an HMAC challenge on the job secret (store-protocol.ts).
+ * `kolorun` hosts one per job; the in-process helpers let the launcher read and write keys
+ * without a socket.
  *
  * @example
  * ```ts
@@ -53,12 +58,12 @@ export class StoreServer {
     if (typeof options.secret !== 'string' || options.secret.length === 0) {
       throw new TypeError('Expected a non-empty string for secret but received ' + typeof options.secret);
     }
-    const digest = secretDigest(options.secret);
+    const key = authKey(options.secret);
     const authTimeoutMs = options.authTimeoutMs ?? STORE_LIMITS.authTimeoutMs;
     const netServer = createServer({ noDelay: true });
     const store = new StoreServer(netServer);
     netServer.on('connection', (socket) => {
-      const connection = new StoreConnection(socket, store.state, digest, authTimeoutMs);
+      const connection = new StoreConnection(socket, store.state, key, authTimeoutMs);
       store.connections.add(connection);
       socket.on('close', () => store.connections.delete(connection));
     });

@@ -95,8 +95,11 @@ describe('topology', () => {
     });
   });
 
-  it('lets options override single fields', () => {
-    expect(resolveConfig({ rank: 2 }, kolo).engine).toMatchObject({ rank: 2, size: 4 });
+  it('accepts options that repeat the launcher, and refuses ones that contradict it', () => {
+    expect(resolveConfig({ rank: Number(kolo.KOLO_RANK), size: 4 }, kolo).engine).toMatchObject({ size: 4 });
+    expect(() => resolveConfig({ size: 3 }, kolo)).toThrow(
+      'Expected size 4 as the launcher set it (KOLO_SIZE), or no size option for size but received 3',
+    );
   });
 
   it.each([

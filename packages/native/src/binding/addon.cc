@@ -6,6 +6,7 @@
 
 #include "binding/engine_wrap.h"
 #include "transport/mpi_transport.h"
+#include "transport/nccl_transport.h"
 
 namespace kolo {
 namespace {
@@ -69,6 +70,7 @@ Napi::Value Capabilities(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(env);
   std::vector<std::string> transports{"gloo"};
   if (MpiCompiledIn()) transports.push_back("mpi");
+  if (NcclCompiledIn()) transports.push_back("nccl");
   o.Set("transports", Strings(env, transports));
   o.Set("dtypes", Strings(env, AllDtypes()));
   std::vector<std::string> ops;

@@ -38,9 +38,17 @@ View ReadArray(Napi::Env env, const Napi::Object& o, const char* key, const std:
     throw Napi::TypeError::New(env, std::string("Expected a TypedArray for ") + key + " of '" +
                                         name + "'");
   }
-  Napi::TypedArray ta = v.As<Napi::TypedArray>();
-  auto* base = static_cast<char*>(ta.ArrayBuffer().Data());
-  return {base == nullptr ? nullptr : base + ta.ByteOffset(), ta.ByteLength(), true};
+  // napi_get_typedarray_info also covers SharedArrayBuffer-backed arrays, whose buffer
+  // node-addon-api's ArrayBuffer() cannot wrap. `data` already includes the byte offset.
+  napi_typedarray_type type;
+  size_t length = 0, byte_offset = 0;
+  void* data = nullptr;
+  napi_value buffer;
+  if (napi_get_typedarray_info(env, v, &type, &length, &data, &buffer, &byte_offset) != napi_ok) {
+    throw Napi::TypeError::New(env, std::string("Cannot read the TypedArray ") + key + " of '" +
+                                        name + "'");
+  }
+  return {data, v.As<Napi::TypedArray>().ByteLength(), true};
 }
 
 }  // namespace

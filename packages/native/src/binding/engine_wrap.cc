@@ -4,6 +4,7 @@
 
 #include "transport/gloo_transport.h"
 #include "transport/mpi_transport.h"
+#include "transport/nccl_transport.h"
 #include <gloo/rendezvous/prefix_store.h>
 
 namespace kolo {
@@ -34,6 +35,22 @@ class OwnedStore : public KeyValueStore {
  private:
   std::unique_ptr<RendezvousStore> inner_;
 };
+
+// NCCL for the data plane over a Gloo control context of the same ranks (the Gloo store view is
+// the one the Gloo transport would use); rank 0 publishes the NCCL id under the engine's prefix.
+std::unique_ptr<Transport> ConnectNccl(RendezvousStore& store, const std::string& prefix,
+                                       const std::string& gloo_scope, const std::string& scope,
+                                       const GlooOptions& go, int local_rank) {
+  gloo::rendezvous::PrefixStore view(prefix + "/" + gloo_scope, store);
+  auto control = std::make_unique<GlooTransport>(view, go);
+  NcclOptions no;
+  no.rank = go.rank;
+  no.size = go.size;
+  no.local_rank = local_rank;
+  no.id_key = prefix + "/nccl/" + scope + "/id";
+  no.timeout = go.timeout;
+  return std::make_unique<NcclTransport>(store, std::move(control), no);
+}
 
 }  // namespace
 
@@ -109,7 +126,17 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   go.iface = StringField(config, "iface");
   go.timeout = std::chrono::milliseconds(ec.timeout_ms);
   const std::string prefix = StringField(config, "storePrefix");
-  const bool use_mpi = StringField(config, "transport") == "mpi";
+  const std::string transport = StringField(config, "transport");
+  const bool use_mpi = transport == "mpi";
+  const bool use_nccl = transport == "nccl";
+  if (use_nccl) {
+    try {
+      EnsureNcclUsable();
+    } catch (const std::exception& e) {
+      deferred.Reject(StatusToError(env, Status::Error(StatusCode::kUnsupported, e.what())).Value());
+      return;
+    }
+  }
   if (use_mpi) {
     try {
       EnsureMpiInitialized();  // on the main thread, which must also finalise it
@@ -119,7 +146,8 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
     }
   }
 
-  Connector connect = [sc, go, prefix, use_mpi]() {
+  const int local_rank = ec.local_rank;
+  Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank]() {
     auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
     Connection c;
     if (use_mpi) {
@@ -132,6 +160,16 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
       c.transport = std::move(mpi);
       c.connect_subset = [](const std::string&, const std::vector<int>& ranks, int) {
         return std::unique_ptr<Transport>(new MpiTransport(ranks));
+      };
+    } else if (use_nccl) {
+      c.transport = ConnectNccl(store->inner(), prefix, "gloo", "world", go, local_rank);
+      RendezvousStore* shared = &store->inner();
+      c.connect_subset = [shared, go, prefix, local_rank](const std::string& scope,
+                                                          const std::vector<int>& ranks, int rank) {
+        GlooOptions sub = go;
+        sub.rank = rank;
+        sub.size = static_cast<int>(ranks.size());
+        return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank);
       };
     } else {
       gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
