@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-system_packages=(cmake g++ make pkg-config libgloo-dev libopenmpi-dev openmpi-bin libgtest-dev)
+system_packages=(cmake g++ make pkg-config libgloo-dev libopenmpi-dev openmpi-bin libgtest-dev libssl-dev)
 missing=()
 for pkg in "${system_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -22,3 +22,4 @@ export {
   type FailureRecord,
 } from './failure-report.js';
 export { LaunchError, UsageError } from './usage-error.js';
+export { addHorovodFlags, checkTransport, horovodOptions, mpiUnavailableMessage } from './horovod-flags.js';

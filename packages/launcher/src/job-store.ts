@@ -5,11 +5,32 @@ import { describeExit, FAILURE_KEY, type FailureRecord } from './failure-report.
 const FAILURE_RANK_KEY = 'kolo/failure_rank';
 const FAILURE_REASON_KEY = 'kolo/failure_reason';
 import type { JobPlan } from './plan.js';
+import { storeBindAddress } from './store-bind-address.js';
 import { LaunchError } from './usage-error.js';
 
 const claimKey = 'kolo/failure/claims';
 const finishedKey = (node: number): string => `kolo/launcher/finished/${node}`;
 const forever = 0xffffffff;
+
+const printNotice = (line: string): void => void process.stderr.write(`kolorun: ${line}\n`);
+
+/**
+ * Listens where {@link storeBindAddress} says. A specific address that cannot be bound (anything
+ * but a taken or forbidden port) falls back to the wildcard, with a notice.
+ */
+async function hostStore(store: { bind: string; port: number }, advertised: string, secret: string, notice: (line: string) => void): Promise<StoreServer> {
+  const { host, notice: why } = await storeBindAddress(store.bind, advertised);
+  const listen = (at: string): Promise<StoreServer> =>
+    StoreServer.listen({ host: at, port: store.port, secret }).catch((error: NodeJS.ErrnoException) => {
+      if (at !== store.bind && error.code !== 'EADDRINUSE' && error.code !== 'EACCES') {
+        notice(`the rendezvous store listens on all interfaces (${store.bind}) because ${at} cannot be bound here (${error.code ?? error.message})`);
+        return listen(store.bind);
+      }
+      throw new LaunchError(`Expected port ${store.port} on ${at} to be free for the rendezvous store but received ${error.code ?? error.message}; pick another --master-port`, { cause: error });
+    });
+  if (why !== undefined) notice(why);
+  return listen(host);
+}
 
 /** The keys and values both a StoreServer (in process) and a StoreClient offer. */
 interface KeyValue {
@@ -38,26 +59,25 @@ export class JobStore {
 
   /**
    * Hosts the store (`plan.store.role === 'host'`) or connects to node 0's, waiting up to
-   * `startTimeoutMs` for it. Throws {@link LaunchError} with what to fix.
+   * `startTimeoutMs` for it. A host binds only the interface other hosts were given (see
+   * {@link storeBindAddress}); when it must listen on every interface, `notice` gets one line
+   * saying why. Throws {@link LaunchError} with what to fix.
    *
    * @example
    * ```ts
    * const store = await JobStore.open(plan, 30_000);
    * ```
    */
-  static async open(plan: JobPlan, startTimeoutMs: number): Promise<JobStore> {
+  static async open(plan: JobPlan, startTimeoutMs: number, notice: (line: string) => void = printNotice): Promise<JobStore> {
     if (plan.store.role === 'host') {
-      const { bind, port } = plan.store;
-      const server = await StoreServer.listen({ host: bind, port, secret: plan.secret }).catch((error: NodeJS.ErrnoException) => {
-        throw new LaunchError(`Expected port ${port} on ${bind} to be free for the rendezvous store but received ${error.code ?? error.message}; pick another --master-port`, { cause: error });
-      });
+      const server = await hostStore(plan.store, plan.storeAddr, plan.secret, notice);
       return new JobStore(server, server, undefined, plan, server.port);
     }
     const port = plan.nodes?.masterPort as number;
     const where = `${plan.storeAddr}:${port}`;
     const client = await StoreClient.connect({ host: plan.storeAddr, port, secret: plan.secret, timeoutMs: startTimeoutMs }).catch((error: Error) => {
       if (StoreUnauthorizedError.isInstance(error)) {
-        throw new LaunchError(`Expected node 0's store at ${where} to accept this node's KOLO_JOB_SECRET but it refused it; export the same KOLO_JOB_SECRET on every node`, { cause: error });
+        throw new LaunchError(`Expected node 0's store at ${where} to hold this node's KOLO_JOB_SECRET but it does not (${error.message})`, { cause: error });
       }
       const code = (error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message;
       throw new LaunchError(`Expected node 0's store at ${where} to accept this launcher within ${startTimeoutMs / 1000} s but received ${code}; start kolorun --node-rank 0 on ${plan.storeAddr} first, or raise --start-timeout`, { cause: error });

@@ -35,6 +35,15 @@ export interface LaunchOptions {
   readonly outputDir?: string;
   /** Print the placement and lifecycle events to stderr. `--verbose`. */
   readonly verbose?: boolean;
+  /**
+   * Transport the workers must use, recorded in their `KOLO_TRANSPORT`. `--gloo` / `--mpi`;
+   * `mpi` is refused because this build has no MPI transport. Default: the engine's choice (Gloo).
+   */
+  readonly transport?: 'gloo' | 'mpi';
+  /** Network interface the workers' transport binds, as `KOLO_IFACE` (e.g. `eth0`). `--network-interface`. */
+  readonly networkInterface?: string;
+  /** Chrome-trace timeline file rank 0 writes, as `KOLO_TIMELINE`. `--timeline-filename`. */
+  readonly timelineFilename?: string;
   /** The launcher's environment: local workers inherit it; `KOLO_JOB_SECRET` is read from it. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
   /** Working directory of the workers (remote ones `cd` to it). Default `process.cwd()`. */

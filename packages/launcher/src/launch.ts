@@ -9,8 +9,9 @@ import { workerEnv } from './worker-env.js';
 
 /**
  * Runs one job (or this node's part of a multi-node job): hosts or joins the rendezvous store,
- * starts the workers with their `KOLO_*` environment, tags their output, forwards signals and,
- * when a worker fails, stops the others and reports the rank that failed first.
+ * starts the workers with their `KOLO_*` (and horovodrun's `HOROVOD_*`) environment, tags their
+ * output, forwards signals and, when a worker fails, stops the others and reports the rank that
+ * failed first.
  *
  * Resolves to the exit code kolorun uses: 0 when every worker exited 0, the first failure's
  * exit code (1 for a signal), or 128 + signal number after a forwarded SIGINT/SIGTERM.
@@ -41,7 +42,15 @@ export async function launch(options: LaunchOptions): Promise<number> {
   const store = await JobStore.open(plan, startTimeoutMs);
   try {
     log(`store ${plan.store.role === 'host' ? 'listening' : 'joined'} at ${plan.storeAddr}:${store.port}, job ${plan.jobId}`);
-    const job = { storeAddr: plan.storeAddr, storePort: store.port, secret: plan.secret, jobId: plan.jobId };
+    const job = {
+      storeAddr: plan.storeAddr,
+      storePort: store.port,
+      secret: plan.secret,
+      jobId: plan.jobId,
+      ...(options.transport !== undefined && { transport: options.transport }),
+      ...(options.networkInterface !== undefined && { iface: options.networkInterface }),
+      ...(options.timelineFilename !== undefined && { timeline: options.timelineFilename }),
+    };
     const cwd = options.cwd ?? process.cwd();
     const workers: RunningWorker[] = [];
     for (const placement of plan.workers) {

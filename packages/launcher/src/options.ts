@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { addHorovodFlags, horovodOptions, horovodValueFlags } from './horovod-flags.js';
 import { parseHostList, readHostfile, type HostSlots } from './hosts.js';
 import { LAUNCH_DEFAULTS, type LaunchOptions } from './launch-options.js';
 import { UsageError } from './usage-error.js';
@@ -6,9 +7,9 @@ import { UsageError } from './usage-error.js';
 const example = 'e.g. kolorun -np 2 node train.js';
 /** Flags that take a value, so the argv scan below can find the first positional. */
 const valueFlags = new Set(['-n', '--np', '-H', '--hosts', '--hostfile', '--start-timeout', '--output-filename',
-  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port']);
+  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port', ...horovodValueFlags]);
 
-/** Rewrites Open MPI/Horovod spellings (`-np 2`, `--num-proc 2`) before commander sees them. */
+/** Rewrites Open MPI/Horovod spellings (`-np 2`, `--num-proc 2`, `-hostfile f`) before commander sees them. */
 function normalizeArgv(argv: readonly string[]): string[] {
   const out = [...argv];
   for (let i = 0; i < out.length; i++) {
@@ -16,6 +17,7 @@ function normalizeArgv(argv: readonly string[]): string[] {
     if (token === '--' || !token.startsWith('-') || token === '-') break;
     if (token === '-np' || token === '--num-proc') out[i] = '--np';
     else if (token.startsWith('-np=')) out[i] = `--np=${token.slice(4)}`;
+    else if (token === '-hostfile') out[i] = '--hostfile';
     if (valueFlags.has(out[i] as string)) i++;
   }
   return out;
@@ -38,7 +40,7 @@ function seconds(text: string, flag: string): number {
 }
 
 function program(): Command {
-  return new Command('kolorun')
+  const cmd = new Command('kolorun')
     .usage('-np <count> [options] <command...>')
     .description('Start Kolo workers on this machine, over ssh (-H/--hostfile) or as one node of a multi-node job.')
     .option('-n, --np <count>', 'number of workers (on this node with --nnodes); also -np')
@@ -51,7 +53,8 @@ function program(): Command {
     .option('--nnodes <count>', 'number of nodes of a multi-node job (no ssh)')
     .option('--node-rank <index>', 'index of this node, 0 … nnodes-1')
     .option('--master-addr <address>', "address of node 0's store (also advertised in -H jobs)")
-    .option('--master-port <port>', "port of node 0's store")
+    .option('--master-port <port>', "port of node 0's store");
+  return addHorovodFlags(cmd)
     .argument('[command...]', 'worker command and its arguments')
     .passThroughOptions()
     .exitOverride()
@@ -89,6 +92,7 @@ export function parseCommandLine(argv: readonly string[]): LaunchOptions {
     throw error;
   }
   const opts = cmd.opts<Record<string, string | undefined>>();
+  const horovod = horovodOptions(cmd.opts<Record<string, string | boolean | undefined>>());
   const np = integer(opts.np, '-np', 1, `pass the number of workers, ${example}`);
   const command = (cmd.processedArgs[0] ?? []) as string[];
   if (command.length === 0) {
@@ -124,5 +128,6 @@ export function parseCommandLine(argv: readonly string[]): LaunchOptions {
     gracePeriodMs: seconds(opts.gracePeriod as string, '--grace-period'),
     ...(opts.outputFilename !== undefined && { outputDir: opts.outputFilename }),
     verbose: Boolean(opts.verbose),
+    ...horovod,
   };
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { checkTransport } from './horovod-flags.js';
 import { isLocalHost, type HostSlots } from './hosts.js';
 import type { LaunchOptions, MultiNodeOptions } from './launch-options.js';
 import { UsageError } from './usage-error.js';
@@ -128,6 +129,7 @@ export function planJob(options: LaunchOptions, env: NodeJS.ProcessEnv): JobPlan
   if (!Array.isArray(options.command) || options.command.length === 0) {
     throw new UsageError('Expected a command to run after the options but received nothing; e.g. kolorun -np 2 node train.js');
   }
+  checkTransport(options.transport);
   if (options.nodes !== undefined) return planNodes(options, options.nodes, env);
   const hosts = options.hosts ?? [{ host: 'localhost', slots: options.np }];
   const placed = placeWorkers(hosts, options.np);

@@ -6,10 +6,17 @@ export interface JobEnvironment {
   readonly storePort: number;
   readonly secret: string;
   readonly jobId: string;
+  /** `KOLO_TRANSPORT`: the transport chosen with `--gloo`; unset lets the engine choose. */
+  readonly transport?: string;
+  /** `KOLO_IFACE`: the network interface from `--network-interface`. */
+  readonly iface?: string;
+  /** `KOLO_TIMELINE`: the timeline file from `--timeline-filename`. */
+  readonly timeline?: string;
 }
 
 /**
- * The `KOLO_*` variables one worker gets (core reads them in `init()`).
+ * The variables one worker gets: the `KOLO_*` ones core reads in `init()`, and horovodrun's
+ * `HOROVOD_*` identity (same values) so scripts that read those directly run unchanged.
  *
  * @example
  * ```ts
@@ -29,5 +36,15 @@ export function workerEnv(worker: WorkerPlacement, job: JobEnvironment): Record<
     KOLO_JOB_SECRET: job.secret,
     KOLO_JOB_ID: job.jobId,
     KOLO_HOSTNAME: worker.bindAddress,
+    ...(job.transport !== undefined && { KOLO_TRANSPORT: job.transport }),
+    ...(job.iface !== undefined && { KOLO_IFACE: job.iface }),
+    ...(job.timeline !== undefined && { KOLO_TIMELINE: job.timeline }),
+    HOROVOD_RANK: String(worker.rank),
+    HOROVOD_SIZE: String(worker.size),
+    HOROVOD_LOCAL_RANK: String(worker.localRank),
+    HOROVOD_LOCAL_SIZE: String(worker.localSize),
+    HOROVOD_CROSS_RANK: String(worker.crossRank),
+    HOROVOD_CROSS_SIZE: String(worker.crossSize),
+    HOROVOD_HOSTNAME: worker.host,
   };
 }

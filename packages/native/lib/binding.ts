@@ -51,8 +51,11 @@ export interface NativeEngineConfig {
   readonly timeoutMs: number;
   /** Reduce within each host, allreduce across hosts among local rank 0s, broadcast back. */
   readonly hierarchicalAllreduce: boolean;
-  /** `gloo` or `mpi` (when compiled in; MPI needs the process to have been started by mpirun). */
-  readonly transport: 'gloo' | 'mpi';
+  /**
+   * `gloo`, `mpi` or `nccl` (the last two when compiled in; MPI needs the process to have been
+   * started by mpirun, NCCL one GPU per process: device `localRank % deviceCount`).
+   */
+  readonly transport: 'gloo' | 'mpi' | 'nccl';
   /** Stall inspector: warn after this many ms (0 disables); end the job after stallShutdownMs (0: never). */
   readonly stallCheckMs: number;
   readonly stallShutdownMs: number;

@@ -53,7 +53,7 @@ function planAllgather(
   const data = input as HostArray;
   const shape = resolveShape(o.shape, { length: data.length, needsDim0: true });
   const group = groupOf(running, o.processSet);
-  const name = requestName(running.counters, { op: 'allgather', name: o.name });
+  const name = requestName(running.counters, { op: 'allgather', name: o.name, processSet: group.id });
   const request = makeRequest(running.binding, {
     type: 'allgather',
     processSet: group.id,

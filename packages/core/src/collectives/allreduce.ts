@@ -41,14 +41,15 @@ function planAllreduce(running: Running, data: unknown, options: unknown): Plan<
     opName: 'allreduce',
     allowed: allreduceOptionKeys,
   });
+  const reduction = reductionOf(running, o);
   const member = allreduceMember(running, {
     data,
     shape: o.shape,
     output: o.output,
-    reduction: reductionOf(running, o),
+    reduction,
     labels: { data: 'data', shape: 'shape', output: 'output' },
   });
-  const name = requestName(running.counters, { op: 'allreduce', name: o.name });
+  const name = requestName(running.counters, { op: 'allreduce', name: o.name, processSet: reduction.processSet });
   return { requests: [member.request(name)], grouped: false, finish: () => member.output };
 }
 

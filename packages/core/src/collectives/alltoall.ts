@@ -83,7 +83,7 @@ function planAlltoall(
   const group = groupOf(running, o.processSet);
   const size = group.size;
   const splits = checkSplits(o.splits, { size, rows: shape[0] ?? 0 });
-  const name = requestName(running.counters, { op: 'alltoall', name: o.name });
+  const name = requestName(running.counters, { op: 'alltoall', name: o.name, processSet: group.id });
   const fields = { type: 'alltoall', name, dtype, shape, splits, input: data, processSet: group.id } as const;
   return {
     requests: [makeRequest(running.binding, fields)],

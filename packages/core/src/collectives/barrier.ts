@@ -26,7 +26,7 @@ function planBarrier(running: Running, options: unknown): Plan<void> {
     allowed: ['name', 'processSet'],
   });
   const processSet = groupOf(running, o.processSet).id;
-  const name = requestName(running.counters, { op: 'barrier', name: o.name });
+  const name = requestName(running.counters, { op: 'barrier', name: o.name, processSet });
   const request = makeRequest(running.binding, { type: 'barrier', name, processSet });
   return { requests: [request], grouped: false, finish: () => undefined };
 }

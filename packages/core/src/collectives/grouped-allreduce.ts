@@ -68,7 +68,7 @@ function planGrouped(running: Running, arrays: unknown, options: unknown): Plan<
       labels: { data: `arrays[${i}]`, shape: `shapes[${i}]`, output: `outputs[${i}]` },
     }),
   );
-  const base = requestName(running.counters, { op: 'grouped_allreduce', name: o.name });
+  const base = requestName(running.counters, { op: 'grouped_allreduce', name: o.name, processSet: reduction.processSet });
   const names = groupMemberNames(base, members.length);
   const requests: NativeRequest[] = members.map((m, i) => m.request(names[i] ?? base));
   return { requests, grouped: true, opName: base, finish: () => members.map((m) => m.output) };

@@ -70,7 +70,7 @@ function planReducescatter(
   const prescale = expectFiniteNumber(o.prescaleFactor ?? 1, 'prescaleFactor');
   const postscale = expectFiniteNumber(o.postscaleFactor ?? 1, 'postscaleFactor');
   const group = groupOf(running, o.processSet);
-  const name = requestName(running.counters, { op: 'reducescatter', name: o.name });
+  const name = requestName(running.counters, { op: 'reducescatter', name: o.name, processSet: group.id });
   const fields = {
     type: 'reducescatter',
     name,

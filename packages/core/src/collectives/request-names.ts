@@ -16,22 +16,28 @@ const maxNameLength = 1024;
  * const counters = new Map<string, number>();
  * requestName(counters, { op: 'allreduce' });               // 'allreduce.noname.0'
  * requestName(counters, { op: 'allreduce', name: 'grad' }); // 'grad'
+ * requestName(counters, { op: 'barrier', processSet: 2 });  // 'barrier.noname.0@ps2'
  * ```
  */
 export function requestName(
   counters: Map<string, number>,
-  request: { readonly op: string; readonly name?: unknown },
+  request: { readonly op: string; readonly name?: unknown; readonly processSet?: number },
 ): string {
+  // Horovod keeps names and counters per process set: two sets may use one name at the same
+  // time, and unnamed requests count separately in each set.
+  const set = request.processSet ?? 0;
+  const scoped = (name: string) => (set === 0 ? name : `${name}@ps${set}`);
   if (request.name !== undefined) {
     const name = expectNonEmptyString(request.name, 'name');
     if (name.length > maxNameLength) {
       throw invalidArgument({ what: `a name of at most ${maxNameLength} characters`, name: 'name', value: `${name.slice(0, 20)}… (${name.length} characters)`, kind: 'range' });
     }
-    return name;
+    return scoped(name);
   }
-  const n = counters.get(request.op) ?? 0;
-  counters.set(request.op, n + 1);
-  return `${request.op}.noname.${n}`;
+  const counter = scoped(request.op);
+  const n = counters.get(counter) ?? 0;
+  counters.set(counter, n + 1);
+  return scoped(`${request.op}.noname.${n}`);
 }
 
 /**

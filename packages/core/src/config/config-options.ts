@@ -42,8 +42,11 @@ export interface ConfigOptions {
   readonly stallShutdownTimeMs?: number;
   /** Allreduce within each host, then across hosts among local rank 0s (multi-host jobs only). */
   readonly hierarchicalAllreduce?: boolean;
-  /** `gloo` (TCP, default) or `mpi` (default when started by mpirun, if this build has MPI). */
-  readonly transport?: 'gloo' | 'mpi';
+  /**
+   * `gloo` (TCP, default), `mpi` (default when started by mpirun, if this build has MPI) or
+   * `nccl` (GPU collectives on host arrays, one GPU per process, if this build has NCCL).
+   */
+  readonly transport?: 'gloo' | 'mpi' | 'nccl';
   /** Chrome-trace file rank 0 writes (open it in Perfetto); empty: no timeline. */
   readonly timelinePath?: string;
   /** Add a CYCLE_START marker per engine cycle to the timeline. */

@@ -4,11 +4,16 @@ import type { LauncherKind } from './launcher-env.js';
 import { invalidArgument } from '../validation/invalid-argument.js';
 
 /** The transports an engine can be asked for. */
-export type TransportName = 'gloo' | 'mpi';
+export type TransportName = 'gloo' | 'mpi' | 'nccl';
+
+const TRANSPORTS: readonly TransportName[] = ['gloo', 'mpi', 'nccl'];
+// Horovod's HOROVOD_CPU_OPERATIONS names CPU backends only; NCCL is asked for by name.
+const CPU_TRANSPORTS: readonly TransportName[] = ['gloo', 'mpi'];
 
 /**
  * Picks the transport: the `transport` option > `KOLO_TRANSPORT` > `HOROVOD_CPU_OPERATIONS` >
- * MPI when the process was started by mpirun and this build has it > Gloo.
+ * MPI when the process was started by mpirun and this build has it > Gloo. NCCL is never picked
+ * by default; a build without it rejects `init` with `KOLO_UNSUPPORTED`.
  *
  * @example
  * ```ts
@@ -24,11 +29,15 @@ export function resolveTransport(
   if (field === undefined) {
     return context.launcher === 'mpi' && context.built.includes('mpi') ? 'mpi' : 'gloo';
   }
+  const allowed = field.name === 'HOROVOD_CPU_OPERATIONS' ? CPU_TRANSPORTS : TRANSPORTS;
   const value = toText(field).toLowerCase();
-  if (value !== 'gloo' && value !== 'mpi') {
-    throw invalidArgument({ what: "'gloo' or 'mpi'", name: field.name, value: field.value });
+  const match = allowed.find((t) => t === value);
+  if (match === undefined) {
+    const names = allowed.map((t) => `'${t}'`);
+    const what = `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+    throw invalidArgument({ what, name: field.name, value: field.value });
   }
-  return value;
+  return match;
 }
 
 /**

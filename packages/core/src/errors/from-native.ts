@@ -86,6 +86,7 @@ function compose(
     return `${detail}. ${hint.replace('this name', `'${what}'`)}`;
   }
   const where = context.rank === undefined ? '' : ` on rank ${context.rank}`;
+  if (code === 'KOLO_MISMATCH') return `${what} failed${where}: ${detail}.`; // says what to do itself
   const named = failedRank !== undefined && detail.includes(`Rank ${failedRank} failed first`);
   const first = failedRank === undefined || named ? '' : ` Rank ${failedRank} failed first.`;
   return `${what} failed${where}: ${detail}.${first} ${hint}`;

@@ -15,4 +15,4 @@ export {
   StoreTimeoutError,
   StoreUnauthorizedError,
 } from './store-errors.js';
-export { STORE_LIMITS, StoreOp, StoreStatus } from './store-protocol.js';
+export { STORE_AUTH, STORE_LIMITS, StoreOp, StoreStatus } from './store-protocol.js';

@@ -1,6 +1,7 @@
 import { StoreChannel } from './store-channel.js';
 import { FrameWriter } from './store-codec.js';
 import { openStoreSocket } from './store-connect.js';
+import { authenticateClient } from './store-handshake.js';
 import { STORE_LIMITS, StoreOp } from './store-protocol.js';
 import { checkKey, checkKeys, checkTimeoutMs, checkValue } from './store-validate.js';
 
@@ -52,8 +53,10 @@ export class StoreClient {
   private constructor(private readonly channel: StoreChannel) {}
 
   /**
-   * Connects (retrying while the server is not up yet, for at most `timeoutMs`) and authenticates.
-   * Rejects with StoreTimeoutError, StoreUnauthorizedError or StoreConnectionError.
+   * Connects (retrying while the server is not up yet, for at most `timeoutMs`) and runs the
+   * mutual HMAC handshake: the secret never crosses the wire, and a store that does not hold it
+   * is refused. Rejects with StoreTimeoutError, StoreUnauthorizedError (the secrets differ),
+   * StoreProtocolError or StoreConnectionError.
    *
    * @example
    * ```ts
@@ -81,11 +84,7 @@ export class StoreClient {
     const socket = await openStoreSocket(options.host, options.port, timeoutMs);
     const channel = new StoreChannel(socket, `${options.host}:${options.port}`);
     try {
-      await channel.request(
-        new FrameWriter().u8(StoreOp.Auth).str(options.secret),
-        'AUTH',
-        () => undefined,
-      );
+      await authenticateClient(channel, options.secret, Math.max(timeoutMs, 1000));
     } catch (error) {
       channel.destroy();
       throw error;

@@ -18,9 +18,9 @@ const authPayloadBytes = 1 + STORE_AUTH.nonceBytes + STORE_AUTH.proofBytes;
 /**
  * One client connection on the server: challenges it (see store-protocol.ts), then answers its
  * requests strictly in order. A blocking GET/WAIT holds back later requests of this connection
- * only. Before AUTH succeeds it buffers at most one 4 KiB frame and lives at most
- * `authTimeoutMs`; after, it stops reading while 64 requests are queued or the peer is not
- * reading its answers.
+ * only. Before AUTH succeeds it buffers at most one 4 KiB frame (plus the unread rest of one
+ * socket read) and lives at most `authTimeoutMs`; after, it stops decoding and reading while 64
+ * requests are queued or the peer is not reading its answers.
  */
 export class StoreConnection {
   private readonly decoder = new FrameDecoder(STORE_LIMITS.maxPreAuthPayloadBytes);
@@ -65,8 +65,15 @@ export class StoreConnection {
   private onData(chunk: Buffer): void {
     if (this.closing) return;
     this.decoder.push(chunk);
+    this.pump();
+  }
+
+  /** Handles buffered frames until none is complete or 64 requests wait (then reading pauses). */
+  private pump(): void {
     try {
-      for (let p = this.decoder.next(); p !== undefined && !this.closing; p = this.decoder.next()) {
+      while (!this.closing && this.queued < maxQueuedRequests) {
+        const p = this.decoder.next();
+        if (p === undefined) break;
         if (this.authenticated) this.enqueue(p);
         else this.authenticate(p);
       }
@@ -126,7 +133,10 @@ export class StoreConnection {
         // still only cost this client its connection.
         this.fail(StoreStatus.BadRequest, (error as Error).message);
       } finally {
-        if (--this.queued < maxQueuedRequests && !this.closing) this.socket.resume();
+        if (--this.queued < maxQueuedRequests && !this.closing) {
+          this.socket.resume();
+          this.pump();
+        }
       }
     });
   }

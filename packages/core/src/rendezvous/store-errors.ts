@@ -43,8 +43,9 @@ export class StoreTimeoutError extends TimeoutError {
 }
 
 /**
- * The store refused this client: wrong job secret, or the first frame was not AUTH.
- * Code `KOLO_STORE_UNAUTHORIZED`.
+ * The AUTH handshake failed: the store and this process hold different job secrets (the store
+ * refused this process's proof, or the store's proof did not match), or the first frame was not
+ * AUTH. Code `KOLO_STORE_UNAUTHORIZED`.
  *
  * @example
  * ```ts

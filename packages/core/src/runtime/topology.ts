@@ -75,13 +75,13 @@ export function crossSize(): number {
 }
 
 /**
- * The transport this engine runs on: `gloo` or `mpi`.
+ * The transport this engine runs on: `gloo`, `mpi` or `nccl`.
  *
  * @example
  * ```ts
  * if (transport() === 'mpi') console.log('started by mpirun');
  * ```
  */
-export function transport(): 'gloo' | 'mpi' {
+export function transport(): 'gloo' | 'mpi' | 'nccl' {
   return engineConfig().transport;
 }

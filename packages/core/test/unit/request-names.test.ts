@@ -35,6 +35,17 @@ describe('requestName', () => {
   });
 });
 
+describe('process sets', () => {
+  it('scope names and unnamed counters per set, so two sets may use one name at once', () => {
+    const counters = new Map<string, number>();
+    expect(requestName(counters, { op: 'barrier', processSet: 2 })).toBe('barrier.noname.0@ps2');
+    expect(requestName(counters, { op: 'barrier', processSet: 3 })).toBe('barrier.noname.0@ps3');
+    expect(requestName(counters, { op: 'barrier' })).toBe('barrier.noname.0');
+    expect(requestName(counters, { op: 'barrier', processSet: 2 })).toBe('barrier.noname.1@ps2');
+    expect(requestName(counters, { op: 'allreduce', name: 'grad', processSet: 2 })).toBe('grad@ps2');
+  });
+});
+
 describe('names on the wire', () => {
   it('are deterministic per op, skip failed validations and restart each generation', async () => {
     const binding = createFakeBinding();

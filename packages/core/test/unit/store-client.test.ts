@@ -1,4 +1,4 @@
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   StoreClient,
@@ -10,6 +10,7 @@ import {
 import { FrameWriter } from '../../src/rendezvous/store-codec.js';
 import { StoreOp } from '../../src/rendezvous/store-protocol.js';
 import type { StoreState } from '../../src/rendezvous/store-state.js';
+import { authFrame, rawPeer } from './store-raw-peer.js';
 
 const secret = 'test-secret-0123456789';
 let server: StoreServer;
@@ -124,7 +125,7 @@ describe('StoreClient against StoreServer', () => {
     expect(StoreUnauthorizedError.isInstance(error)).toBe(true);
     expect((error as StoreUnauthorizedError).code).toBe('KOLO_STORE_UNAUTHORIZED');
     expect((error as Error).message).toBe(
-      `The store at 127.0.0.1:${server.port} refused this client: Expected the job secret of this store but received a different secret; export the same KOLO_JOB_SECRET for every worker and node`,
+      `The store at 127.0.0.1:${server.port} does not hold this job's KOLO_JOB_SECRET: it refused this process's proof of the secret (Expected a proof of this store's job secret but received one made with another secret). Is another job's launcher on that port? Point KOLO_STORE_ADDR/KOLO_STORE_PORT at this job's kolorun and export the same KOLO_JOB_SECRET for every worker and node`,
     );
   });
 
@@ -146,13 +147,12 @@ describe('StoreClient against StoreServer', () => {
   it('keeps serving others when a client dies in the middle of a wait', async () => {
     const survivor = await client();
     const survivorGet = survivor.get('shared', { timeoutMs: 5000 });
-    const dying = connect({ host: '127.0.0.1', port: server.port });
-    await new Promise<void>((resolve) => dying.once('connect', () => resolve()));
-    dying.write(new FrameWriter().u8(StoreOp.Auth).str(secret).finish());
-    dying.write(new FrameWriter().u8(StoreOp.Get).str('shared').u32(60_000).finish());
+    const dying = await rawPeer(server.port);
+    dying.send(authFrame(secret, dying.serverNonce));
+    dying.send(new FrameWriter().u8(StoreOp.Get).str('shared').u32(60_000).finish());
     await new Promise((r) => setTimeout(r, 50));
     expect(stateOf(server).waiterCount('shared')).toBe(2);
-    dying.destroy();
+    dying.socket.destroy();
     await new Promise((r) => setTimeout(r, 50));
     expect(stateOf(server).waiterCount('shared')).toBe(1);
     const writer = await client();

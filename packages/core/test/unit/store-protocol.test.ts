@@ -1,54 +1,21 @@
-import { connect, type Socket } from 'node:net';
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreServer } from '../../src/rendezvous/index.js';
 import { FrameDecoder } from '../../src/rendezvous/store-frame-decoder.js';
-import { FrameWriter, PayloadReader } from '../../src/rendezvous/store-codec.js';
+import { FrameWriter } from '../../src/rendezvous/store-codec.js';
 import { StoreOp, StoreStatus } from '../../src/rendezvous/store-protocol.js';
+import { authFrame, rawPeer as connectPeer, type RawPeer } from './store-raw-peer.js';
 
 const secret = 'raw-secret';
 let server: StoreServer;
 const sockets: Socket[] = [];
 
-/** A raw TCP peer that reads whole response frames, to test the server byte by byte. */
-interface RawPeer {
-  send(bytes: Buffer): void;
-  response(): Promise<{ status: number; reader: PayloadReader }>;
-  closed: Promise<void>;
-}
-
-async function rawPeer(port = server.port): Promise<RawPeer> {
-  const socket = connect({ host: '127.0.0.1', port });
-  sockets.push(socket);
-  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  const decoder = new FrameDecoder(1 << 30);
-  const frames: Buffer[] = [];
-  const waiting: ((b: Buffer) => void)[] = [];
-  socket.on('data', (chunk: Buffer) => {
-    decoder.push(chunk);
-    for (let p = decoder.next(); p !== undefined; p = decoder.next()) {
-      const w = waiting.shift();
-      if (w) w(p);
-      else frames.push(p);
-    }
-  });
-  socket.on('error', () => {});
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  return {
-    send: (bytes) => socket.write(bytes),
-    closed,
-    response: async () => {
-      const payload = frames.shift() ?? (await new Promise<Buffer>((resolve) => waiting.push(resolve)));
-      const reader = new PayloadReader(payload);
-      return { status: reader.u8('status'), reader };
-    },
-  };
-}
-
-const auth = (s = secret): Buffer => new FrameWriter().u8(StoreOp.Auth).str(s).finish();
+const rawPeer = (): Promise<RawPeer> => connectPeer(server.port, sockets);
 
 async function authedPeer(): Promise<RawPeer> {
   const peer = await rawPeer();
-  peer.send(auth());
+  peer.send(authFrame(secret, peer.serverNonce));
   expect((await peer.response()).status).toBe(StoreStatus.Ok);
   return peer;
 }
@@ -86,13 +53,65 @@ describe('store server wire protocol', () => {
     expect(miss.reader.remaining).toBe(0);
   });
 
+  it('opens with a CHALLENGE of 32 fresh random bytes on every connection', async () => {
+    const [a, b] = [await rawPeer(), await rawPeer()];
+    expect(a.serverNonce.byteLength).toBe(32);
+    expect(a.serverNonce.equals(b.serverNonce)).toBe(false);
+  });
+
+  it('answers a right AUTH with OK and HMAC-SHA256(secret, "kolo-store-server" || client nonce)', async () => {
+    const peer = await rawPeer();
+    const clientNonce = randomBytes(32);
+    // The proof is spelled out with createHmac here, independently of store-auth.ts.
+    const clientProof = createHmac('sha256', secret).update('kolo-store-client').update(peer.serverNonce).digest();
+    peer.send(new FrameWriter().u8(StoreOp.Auth).raw(clientNonce).raw(clientProof).finish());
+    const ok = await peer.response();
+    expect(ok.status).toBe(StoreStatus.Ok);
+    const expected = createHmac('sha256', secret).update('kolo-store-server').update(clientNonce).digest();
+    expect(ok.reader.fixed(32, 'proof').toString('hex')).toBe(expected.toString('hex'));
+    expect(ok.reader.remaining).toBe(0);
+  });
+
+  it('closes with UNAUTHORIZED on a proof made with another secret', async () => {
+    const peer = await rawPeer();
+    peer.send(authFrame('another-secret', peer.serverNonce));
+    await expectFinal(
+      peer,
+      StoreStatus.Unauthorized,
+      "Expected a proof of this store's job secret but received one made with another secret",
+    );
+  });
+
+  it('refuses a proof replayed from another connection', async () => {
+    const [first, second] = [await rawPeer(), await rawPeer()];
+    const replayed = authFrame(secret, first.serverNonce);
+    first.send(replayed);
+    expect((await first.response()).status).toBe(StoreStatus.Ok);
+    second.send(replayed);
+    await expectFinal(
+      second,
+      StoreStatus.Unauthorized,
+      "Expected a proof of this store's job secret but received one made with another secret",
+    );
+  });
+
+  it('closes with UNAUTHORIZED on an AUTH frame of the wrong size (the clear-text AUTH of old)', async () => {
+    const peer = await rawPeer();
+    peer.send(new FrameWriter().u8(StoreOp.Auth).str(secret).finish());
+    await expectFinal(
+      peer,
+      StoreStatus.Unauthorized,
+      'Expected an AUTH frame of 65 bytes (op, 32-byte nonce, 32-byte proof) but received 15 bytes; the client speaks another protocol version',
+    );
+  });
+
   it('closes with UNAUTHORIZED when the first frame is not AUTH', async () => {
     const peer = await rawPeer();
     peer.send(new FrameWriter().u8(StoreOp.Set).str('k').bytes(Buffer.from('v')).finish());
     await expectFinal(
       peer,
       StoreStatus.Unauthorized,
-      'Expected AUTH (0x01) as the first frame but received op 0x02; send AUTH with the job secret first',
+      "Expected AUTH (0x01) as the first frame but received op 0x02; answer the store's challenge with AUTH first",
     );
   });
 
@@ -113,7 +132,7 @@ describe('store server wire protocol', () => {
     await expectFinal(
       peer,
       StoreStatus.Unauthorized,
-      'Expected an AUTH frame within 150 ms but received none; send AUTH with the job secret first',
+      "Expected an AUTH frame within 150 ms but received none; answer the store's challenge with AUTH first",
     );
   });
 
@@ -161,7 +180,7 @@ describe('store server wire protocol', () => {
     const peer = await rawPeer();
     peer.send(
       Buffer.concat([
-        auth(),
+        authFrame(secret, peer.serverNonce),
         new FrameWriter().u8(StoreOp.Add).str('c').i64(40n).finish(),
         new FrameWriter().u8(StoreOp.Add).str('c').i64(2n).finish(),
       ]),

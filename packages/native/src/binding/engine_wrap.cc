@@ -131,9 +131,10 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   const bool use_nccl = transport == "nccl";
   if (use_nccl) {
     try {
-      EnsureNcclUsable();
+      EnsureNcclUsable();  // no GPU or no NCCL: say so now, not as a failed connection
     } catch (const std::exception& e) {
-      deferred.Reject(StatusToError(env, Status::Error(StatusCode::kUnsupported, e.what())).Value());
+      Status status = Status::Error(StatusCode::kUnsupported, e.what());
+      deferred.Reject(StatusToError(env, status).Value());
       return;
     }
   }

@@ -13,11 +13,15 @@
 #include <stdexcept>
 #include <thread>
 
+#include "rendezvous/store_auth.h"
+
 namespace kolo {
 namespace {
 
 enum Op : uint8_t { kAuth = 1, kSet = 2, kGet = 3, kWait = 6 };
-enum Reply : uint8_t { kOk = 0, kTimeout = 1, kBadRequest = 2, kUnauthorized = 3 };
+enum Reply : uint8_t { kOk = 0, kTimeout = 1, kBadRequest = 2, kUnauthorized = 3, kChallenge = 4 };
+// The largest frame the server may send (STORE_LIMITS.maxPayloadBytes in store-protocol.ts).
+constexpr uint32_t kMaxReplyBytes = (64u << 20) + 8192;
 
 void PutU32(std::vector<char>& out, uint32_t v) {
   const char* p = reinterpret_cast<const char*>(&v);
@@ -74,12 +78,50 @@ TcpStore::TcpStore(const std::string& host, int port, const std::string& secret,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::vector<char> req{static_cast<char>(kAuth)};
-  PutStr(req, secret);
-  std::vector<char> reply = Call(req, timeout);
-  if (reply.empty() || reply[0] != kOk) {
-    throw std::runtime_error("the rendezvous store at " + where_ + " rejected this worker: " +
-                             ReplyText(reply) + " (KOLO_JOB_SECRET must match the launcher's)");
+  try {
+    Authenticate(secret, timeout);
+  } catch (...) {
+    close(fd_);  // the destructor does not run for a constructor that throws
+    fd_ = -1;
+    throw;
+  }
+}
+
+// The client's half of the handshake in store-protocol.ts: prove the secret without sending it,
+// then check that the store proves it too, so a worker never joins another job's store.
+void TcpStore::Authenticate(const std::string& secret, std::chrono::milliseconds timeout) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<char> challenge = ReadFrame(timeout);
+  if (challenge[0] != kChallenge || challenge.size() != 1 + kStoreNonceBytes) {
+    throw std::runtime_error("Expected a challenge (status 4) from the store at " + where_ +
+                             " but received status " +
+                             std::to_string(static_cast<uint8_t>(challenge[0])) +
+                             "; check that KOLO_STORE_ADDR/KOLO_STORE_PORT point at a Kolo "
+                             "store of the same version");
+  }
+  const auto* server_nonce = reinterpret_cast<const unsigned char*>(challenge.data() + 1);
+  const StoreNonce client_nonce = RandomStoreNonce();
+  const StoreProof client_proof = StoreAuthProof(secret, kStoreClientLabel, server_nonce);
+  std::vector<char> req(1 + kStoreNonceBytes + kStoreProofBytes);
+  req[0] = static_cast<char>(kAuth);
+  std::memcpy(req.data() + 1, client_nonce.data(), kStoreNonceBytes);
+  std::memcpy(req.data() + 1 + kStoreNonceBytes, client_proof.data(), kStoreProofBytes);
+  WriteFrame(req);
+  std::vector<char> reply = ReadFrame(timeout);
+  if (reply[0] == kUnauthorized) {
+    throw std::runtime_error(SecretMismatchMessage(
+        where_, "it refused this process's proof of the secret (" + ReplyText(reply) + ")"));
+  }
+  if (reply[0] != kOk || reply.size() != 1 + kStoreProofBytes) {
+    throw std::runtime_error("Expected status OK for AUTH from the store at " + where_ +
+                             " but received status " +
+                             std::to_string(static_cast<uint8_t>(reply[0])));
+  }
+  const StoreProof expected = StoreAuthProof(secret, kStoreServerLabel, client_nonce.data());
+  if (!StoreProofsEqual(reinterpret_cast<const unsigned char*>(reply.data() + 1),
+                        expected.data())) {
+    throw std::runtime_error(
+        SecretMismatchMessage(where_, "its proof of the secret does not match"));
   }
 }
 
@@ -114,22 +156,29 @@ void TcpStore::ReadAll(char* data, size_t n, std::chrono::milliseconds timeout) 
   }
 }
 
-std::vector<char> TcpStore::Call(const std::vector<char>& request,
-                                 std::chrono::milliseconds timeout) {
-  std::lock_guard<std::mutex> lock(mu_);
+void TcpStore::WriteFrame(const std::vector<char>& payload) {
   std::vector<char> frame;
-  PutBytes(frame, request.data(), request.size());
+  PutBytes(frame, payload.data(), payload.size());
   WriteAll(frame.data(), frame.size());
+}
+
+std::vector<char> TcpStore::ReadFrame(std::chrono::milliseconds timeout) {
   uint32_t len = 0;
-  // The server answers a blocking request when it is satisfied or timed out; allow slack.
-  auto read_timeout = timeout + std::chrono::seconds(5);
-  ReadAll(reinterpret_cast<char*>(&len), 4, read_timeout);
-  if (len == 0 || len > (64u << 20) + 8192) {
+  ReadAll(reinterpret_cast<char*>(&len), 4, timeout);
+  if (len == 0 || len > kMaxReplyBytes) {
     throw gloo::IoException("malformed reply from the rendezvous store at " + where_);
   }
   std::vector<char> reply(len);
-  ReadAll(reply.data(), len, read_timeout);
+  ReadAll(reply.data(), len, timeout);
   return reply;
+}
+
+std::vector<char> TcpStore::Call(const std::vector<char>& request,
+                                 std::chrono::milliseconds timeout) {
+  std::lock_guard<std::mutex> lock(mu_);
+  WriteFrame(request);
+  // The server answers a blocking request when it is satisfied or timed out; allow slack.
+  return ReadFrame(timeout + std::chrono::seconds(5));
 }
 
 bool TcpStore::Alive() {

@@ -1,5 +1,6 @@
 // Client of the launcher's TCP key-value store (protocol in packages/core/src/rendezvous/
-// store-protocol.ts): length-prefixed frames, AUTH first, blocking GET/WAIT with a timeout.
+// store-protocol.ts): length-prefixed frames, a mutual HMAC-SHA256 challenge on the job secret
+// first (the secret never crosses the wire), blocking GET/WAIT with a timeout.
 #pragma once
 
 #include <mutex>
@@ -26,7 +27,10 @@ class TcpStore : public RendezvousStore {
   bool Alive() override;
 
  private:
+  void Authenticate(const std::string& secret, std::chrono::milliseconds timeout);
   std::vector<char> Call(const std::vector<char>& request, std::chrono::milliseconds timeout);
+  void WriteFrame(const std::vector<char>& payload);
+  std::vector<char> ReadFrame(std::chrono::milliseconds timeout);
   void WriteAll(const char* data, size_t n);
   void ReadAll(char* data, size_t n, std::chrono::milliseconds timeout);
 

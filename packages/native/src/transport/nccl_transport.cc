@@ -2,8 +2,8 @@
 // variable-sized messages. It stays on a Gloo context over the same ranks, as Horovod keeps its
 // controller on Gloo/MPI next to NCCL: no kernel launch or stream sync per 1 ms cycle, no
 // length-then-payload round trips, native timeouts, and a TCP error names the peer that vanished
-// (NCCL only says "remote error"). The Gloo mesh is connected first, so every rank is known to be
-// alive before the blocking, timeout-less ncclCommInitRank.
+// (NCCL only says "remote error"). The Gloo mesh is connected first and the ranks agree over it
+// that all are ready, so nobody enters the blocking, timeout-less ncclCommInitRank alone.
 #include "transport/nccl_transport.h"
 
 #include <stdexcept>
@@ -13,7 +13,6 @@
 #include <nccl.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 #endif
@@ -25,10 +24,11 @@ namespace kolo {
 namespace {
 [[noreturn]] void NotBuilt() {
   throw std::runtime_error(
-      "this build of Kolo has no NCCL transport (the CUDA runtime and NCCL were not found when it "
-      "was compiled); install them (for example `pip install --target /opt/kolo-nccl "
-      "nvidia-nccl-cu12 nvidia-cuda-runtime-cu12`), rebuild @kolo/native with "
-      "KOLO_NCCL_HOME=/opt/kolo-nccl (see scripts/gpu-check.sh), or use KOLO_TRANSPORT=gloo");
+      "this build of Kolo has no NCCL transport (NCCL and the CUDA runtime were not found when "
+      "@kolo/native was compiled); install them, e.g. `pip install --target /opt/kolo-nccl "
+      "nvidia-nccl-cu12 nvidia-cuda-runtime-cu12 nvidia-cuda-nvcc-cu12 nvidia-cuda-cccl-cu12`, and "
+      "rebuild @kolo/native with KOLO_NCCL_HOME=/opt/kolo-nccl (`npx cmake-js rebuild` in its "
+      "folder; scripts/gpu-check.sh does both), or use KOLO_TRANSPORT=gloo");
 }
 }  // namespace
 
@@ -111,18 +111,8 @@ int VisibleDevices() {
   return count;
 }
 
-int PickDevice(int local_rank) {
-  const int count = VisibleDevices();
-  const char* env = std::getenv("KOLO_GPU_DEVICE");
-  if (env == nullptr || *env == '\0') return local_rank % count;
-  char* end = nullptr;
-  long device = std::strtol(env, &end, 10);
-  if (*end != '\0' || device < 0 || device >= count) {
-    throw std::runtime_error("Expected a device index from 0 to " + std::to_string(count - 1) +
-                             " for KOLO_GPU_DEVICE but received '" + env + "'");
-  }
-  return static_cast<int>(device);
-}
+// One process per GPU: with CUDA_VISIBLE_DEVICES set to one device per worker this is device 0.
+int PickDevice(int local_rank) { return local_rank % VisibleDevices(); }
 
 std::vector<size_t> Offsets(const std::vector<size_t>& bytes) {
   std::vector<size_t> out(bytes.size(), 0);
@@ -208,6 +198,25 @@ struct NcclTransport::Impl {
     if (IsFailure(code)) Fail(std::string(what) + " failed: " + ncclGetErrorString(code));
   }
 
+  // Every rank reports `trouble` (empty: ready); all throw when any rank has some.
+  void AgreeOrThrow(const std::string& trouble) {
+    std::vector<std::vector<char>> all = control->GatherToRoot({trouble.begin(), trouble.end()});
+    std::vector<char> verdict;
+    for (size_t r = 0; r < all.size() && verdict.empty(); ++r) {
+      if (all[r].empty()) continue;
+      const std::string text = std::to_string(r) + ":" + std::string(all[r].begin(), all[r].end());
+      verdict.assign(text.begin(), text.end());
+    }
+    verdict = control->BroadcastFromRoot(std::move(verdict));
+    if (verdict.empty()) return;
+    const std::string text(verdict.begin(), verdict.end());
+    const size_t colon = text.find(':');
+    const int rank = std::stoi(text.substr(0, colon));
+    throw TransportError("rank " + std::to_string(rank) + " of the NCCL communicator could not " +
+                             "set up: " + text.substr(colon + 1),
+                         rank);
+  }
+
   // Every op starts here: the engine thread owns the device, but CUDA's current device is
   // per-thread state, and a failed communicator must not be touched again.
   void Begin(const char* what) {
@@ -273,31 +282,31 @@ NcclTransport::NcclTransport(KeyValueStore& store, std::unique_ptr<Transport> co
   Impl& m = *impl_;
   m.options = options;
   m.control = std::move(control);
+  ncclUniqueId id{};
+  std::string trouble;
   try {
     m.device = PickDevice(options.local_rank);
+    CheckCuda(cudaSetDevice(m.device), "cudaSetDevice(" + std::to_string(m.device) + ")");
+    CheckCuda(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (options.rank == 0) {
+      ncclResult_t r = ncclGetUniqueId(&id);
+      if (r != ncclSuccess) {
+        throw std::runtime_error(std::string("ncclGetUniqueId: ") + ncclGetErrorString(r));
+      }
+      const char* bytes = reinterpret_cast<const char*>(&id);
+      store.Set(options.id_key, std::vector<char>(bytes, bytes + sizeof id));
+    }
   } catch (const std::exception& e) {
-    throw TransportError(e.what());
+    trouble = *e.what() != '\0' ? e.what() : "unknown error";
   }
-  CheckCuda(cudaSetDevice(m.device), "cudaSetDevice(" + std::to_string(m.device) + ")");
-  CheckCuda(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
-
-  ncclUniqueId id;
-  if (options.rank == 0) {
-    ncclResult_t r = ncclGetUniqueId(&id);
-    if (r != ncclSuccess) {
-      throw TransportError(std::string("ncclGetUniqueId failed: ") + ncclGetErrorString(r));
-    }
-    const char* bytes = reinterpret_cast<const char*>(&id);
-    store.Set(options.id_key, std::vector<char>(bytes, bytes + sizeof id));
-  } else {
+  // ncclCommInitRank blocks without a timeout until every rank calls it, so a rank that cannot
+  // get there must stop the others first, over the control plane (which has one).
+  m.AgreeOrThrow(trouble);
+  if (options.rank != 0) {
     std::optional<std::vector<char>> got = store.Get(options.id_key, options.timeout);
-    if (!got) {
-      throw TransportError("timed out waiting for rank 0 to publish the NCCL unique id", 0, true);
-    }
-    if (got->size() != sizeof id) {
-      throw TransportError("the NCCL unique id in the store has " + std::to_string(got->size()) +
-                           " bytes instead of " + std::to_string(sizeof id) +
-                           "; every rank must use the same NCCL version");
+    if (!got || got->size() != sizeof id) {
+      throw TransportError("the NCCL unique id of rank 0 is missing from the store or has the "
+                           "wrong size (every rank must use the same NCCL version)", 0, !got);
     }
     std::memcpy(&id, got->data(), sizeof id);
   }
@@ -372,7 +381,8 @@ void NcclTransport::Allgatherv(const void* input, void* output, const std::vecto
   char* device = m.out.Reserve(total);
   char* pinned = m.host.Reserve(total);
   m.Upload(pinned, input, device + at[me], bytes[me]);
-  const bool even = std::all_of(bytes.begin(), bytes.end(), [&](size_t b) { return b == bytes[0]; });
+  const bool even =
+      std::all_of(bytes.begin(), bytes.end(), [&](size_t b) { return b == bytes[0]; });
   if (even) {
     m.Nccl(ncclAllGather(device + at[me], device, bytes[0], ncclUint8, m.comm, m.stream),
            "ncclAllGather");

@@ -3,8 +3,8 @@
 // Chosen with KOLO_TRANSPORT=nccl. Compiled only when the CUDA runtime and NCCL were found
 // (KOLO_HAVE_NCCL); otherwise every entry point reports how to get it.
 //
-// One process per GPU: the device is KOLO_GPU_DEVICE when set, else localRank % deviceCount, so
-// a launcher that gives each worker CUDA_VISIBLE_DEVICES=<its GPU> gets device 0 everywhere.
+// One process per GPU: the device is localRank % deviceCount, so a launcher that gives each
+// worker CUDA_VISIBLE_DEVICES=<its GPU> gets device 0 everywhere.
 // NCCL refuses two ranks of one communicator on the same GPU ("Duplicate GPU detected"), so a
 // one-GPU host can only run single-rank NCCL jobs.
 #pragma once
