@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// npm run bench -- <name> [--np N] [--transport gloo,mpi]
+// npm run bench -- <name> [--np N] [--transport gloo,mpi] [--baseline mpi-c,gloo-cc]
 // Runs packages/core/bench/<name>.mjs once per transport (Gloo under kolorun, MPI under mpirun)
-// and prints the nccl-tests style tables side by side, with the ratio of bus bandwidths.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+// and, for allreduce, the C/C++ baselines in packages/core/bench/baselines (Open MPI's
+// MPI_Allreduce at default settings; raw Gloo over TCP), then prints the nccl-tests style tables
+// side by side with the ratio of the first column's bus bandwidth to each other column's.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -12,7 +15,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'packages', 'core', 'bench');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { np: { type: 'string', default: '2' }, transport: { type: 'string', default: 'gloo' } },
+  options: {
+    np: { type: 'string', default: '2' },
+    transport: { type: 'string', default: 'gloo' },
+    baseline: { type: 'string', default: '' },
+  },
 });
 const name = positionals[0] ?? 'allreduce';
 const script = join(benchDir, `${name}.mjs`);
@@ -39,21 +46,68 @@ function run(transport) {
   return rows;
 }
 
+const minBytes = process.env.KOLO_BENCH_MIN_BYTES ?? '4096';
+const maxBytes = process.env.KOLO_BENCH_MAX_BYTES ?? String(64 * 1024 * 1024);
+const baselineDir = join(benchDir, 'baselines');
+const mpiEnv = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
+
+function sh(command, args, env = process.env) {
+  const result = spawnSync(command, args, { env, encoding: 'utf8' });
+  if (result.status !== 0) {
+    console.error(`${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+    process.exit(1);
+  }
+  return result.stdout;
+}
+
+function baselineRows(stdout, n) {
+  return stdout.split('\n').filter((l) => l.startsWith('BENCH ')).map((l) => {
+    const { bytes, us } = JSON.parse(l.slice(6));
+    const algbw = bytes / 1e9 / (us / 1e6);
+    return { bytes, count: bytes / 4, us, algbw, busbw: (algbw * 2 * (n - 1)) / n, wrong: '-' };
+  });
+}
+
+function runBaseline(kind) {
+  const out = mkdtempSync(join(tmpdir(), 'kolo-baseline-'));
+  const n = Number(values.np);
+  if (kind === 'mpi-c') {
+    sh('mpicc', ['-O2', '-o', join(out, 'mpi'), join(baselineDir, 'mpi_allreduce.c')]);
+    return baselineRows(sh('mpirun', ['--oversubscribe', '-np', values.np, join(out, 'mpi'), minBytes, maxBytes], mpiEnv), n);
+  }
+  if (kind === 'gloo-cc') {
+    sh('g++', ['-O2', '-std=c++17', '-o', join(out, 'gloo'), join(baselineDir, 'gloo_allreduce.cc'), '-lgloo', '-lpthread']);
+    const store = mkdtempSync(join(tmpdir(), 'kolo-baseline-store-'));
+    const procs = Array.from({ length: n }, (_, r) =>
+      new Promise((resolve) => {
+        const child = spawn(join(out, 'gloo'), [String(r), String(n), store, minBytes, maxBytes], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', (d) => (text += d));
+        child.on('close', () => resolve(text));
+      }),
+    );
+    return Promise.all(procs).then((texts) => baselineRows(texts[0], n));
+  }
+  console.error(`Unknown baseline '${kind}'. Known: mpi-c, gloo-cc`);
+  process.exit(2);
+}
+
 const runs = transports.map((t) => ({ transport: t, rows: run(t) }));
+for (const kind of values.baseline.split(',').filter(Boolean)) runs.push({ transport: kind, rows: await runBaseline(kind) });
 const pad = (v, w) => String(v).padStart(w);
 const first = runs[0].rows;
 console.log(`# ${name}: ${values.np} ranks, float32 sum, GB = 1e9, busbw = algbw * 2(n-1)/n; transports: ${transports.join(', ')}`);
 let header = `#${pad('size(B)', 11)}${pad('count', 11)}${pad('type', 7)}${pad('redop', 6)}`;
-for (const { transport } of runs) header += ` |${pad(`${transport} time(us)`, 16)}${pad('algbw', 7)}${pad('busbw', 7)}${pad('#wrong', 7)}`;
-if (runs.length > 1) header += ` |${pad(`${runs[0].transport}/${runs[1].transport} busbw`, 16)}`;
+for (const { transport } of runs) header += ` |${pad(`${transport} time(us)`, 18)}${pad('algbw', 7)}${pad('busbw', 7)}${pad('#wrong', 7)}`;
+for (const other of runs.slice(1)) header += ` |${pad(`${runs[0].transport}/${other.transport}`, 16)}`;
 console.log(header);
 first.forEach((row, i) => {
   let line = ` ${pad(row.bytes, 11)}${pad(row.count, 11)}${pad('float', 7)}${pad('sum', 6)}`;
   for (const { rows } of runs) {
     const r = rows[i];
-    line += ` |${pad(r.us.toFixed(1), 16)}${pad(r.algbw.toFixed(2), 7)}${pad(r.busbw.toFixed(2), 7)}${pad(r.wrong, 7)}`;
+    line += ` |${pad(r.us.toFixed(1), 18)}${pad(r.algbw.toFixed(2), 7)}${pad(r.busbw.toFixed(2), 7)}${pad(r.wrong, 7)}`;
   }
-  if (runs.length > 1) line += ` |${pad((runs[0].rows[i].busbw / runs[1].rows[i].busbw).toFixed(2) + 'x', 16)}`;
+  for (const other of runs.slice(1)) line += ` |${pad((runs[0].rows[i].busbw / other.rows[i].busbw).toFixed(2) + 'x', 16)}`;
   console.log(line);
 });
 for (const { transport, rows } of runs) {

@@ -1,0 +1,34 @@
+/* Baseline: Open MPI's MPI_Allreduce (float32 sum, in place) at default settings, timed the
+ * same way as Kolo's bench (warm-up, then the mean over iterations on rank 0). Prints one JSON
+ * line per size: BENCH {"bytes":..,"us":..}. Built and run by scripts/bench.mjs. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  long min_bytes = argc > 1 ? atol(argv[1]) : 4096;
+  long max_bytes = argc > 2 ? atol(argv[2]) : 64L * 1024 * 1024;
+  for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
+    long count = bytes / 4;
+    float* data = malloc(bytes);
+    for (long i = 0; i < count; ++i) data[i] = (float)(rank + 1);
+    long iters = (256L * 1024 * 1024) / bytes / 4;
+    if (iters < 3) iters = 3;
+    if (iters > 50) iters = 50;
+    MPI_Allreduce(MPI_IN_PLACE, data, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < iters; ++i) {
+      MPI_Allreduce(MPI_IN_PLACE, data, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    double us = (MPI_Wtime() - t0) * 1e6 / iters;
+    if (rank == 0) printf("BENCH {\"bytes\":%ld,\"us\":%.3f}\n", bytes, us);
+    free(data);
+  }
+  MPI_Finalize();
+  return 0;
+}
