@@ -147,6 +147,7 @@ void Engine::Run() {
     stopped_ = true;
     final_status_ = final_status;
   }
+  Fail(std::move(stranded_), final_status);
   Fail(queue_.TakeAll(), final_status);
   sink_->EndOfCycle();
   if (clean) {
@@ -303,20 +304,29 @@ void Engine::Perform(const Response& response) {
   Group& g = groups_.at(response.process_set);
   if (g.rank < 0) return;  // not a member of this process set
   std::vector<EntryPtr> entries = TakeEntries(response);
-  for (const EntryPtr& e : entries) timeline_.Start(e->request.name, response.type);
-  if (response.type == RequestType::kAllreduce) {
-    ExecuteAllreduce(g, entries, response);
-  } else {
-    Phase(entries, TransportActivity(response.type));
-    switch (response.type) {
-      case RequestType::kAllgather: ExecuteAllgather(g, *entries[0], response); break;
-      case RequestType::kBroadcast: ExecuteBroadcast(g, *entries[0], response); break;
-      case RequestType::kAlltoall: ExecuteAlltoall(g, *entries[0], response); break;
-      case RequestType::kReducescatter: ExecuteReducescatter(g, *entries[0], response); break;
-      case RequestType::kBarrier: g.transport->Barrier(); break;
-      default: break;
+  try {
+    for (const EntryPtr& e : entries) timeline_.Start(e->request.name, response.type);
+    if (response.type == RequestType::kAllreduce) {
+      ExecuteAllreduce(g, entries, response);
+    } else {
+      Phase(entries, TransportActivity(response.type));
+      switch (response.type) {
+        case RequestType::kAllgather: ExecuteAllgather(g, *entries[0], response); break;
+        case RequestType::kBroadcast: ExecuteBroadcast(g, *entries[0], response); break;
+        case RequestType::kAlltoall: ExecuteAlltoall(g, *entries[0], response); break;
+        case RequestType::kReducescatter: ExecuteReducescatter(g, *entries[0], response); break;
+        case RequestType::kBarrier: g.transport->Barrier(); break;
+        default: break;
+      }
+      PhaseEnd(entries);
     }
-    PhaseEnd(entries);
+  } catch (...) {
+    // The transport failed mid-collective: these entries left the queue, so hand them to Run,
+    // which fails them with the generation's final status (they must never be left unsettled).
+    for (EntryPtr& e : entries) {
+      if (e && e->owner) stranded_.push_back(std::move(e));
+    }
+    throw;
   }
   for (EntryPtr& e : entries) {
     timeline_.End(e->request.name, response.dtype, e->request.shape);

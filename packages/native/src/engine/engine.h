@@ -135,6 +135,7 @@ class Engine {
   std::unique_ptr<Coordinator> coordinator_;
   TensorQueue queue_;
   std::vector<char> fusion_buffer_;
+  std::vector<EntryPtr> stranded_;  // taken for a collective whose transport call failed
   std::string current_op_;
   Timeline timeline_;
   std::mutex timeline_mu_;

@@ -215,6 +215,51 @@ TEST_F(EngineThreads, ProcessSetRunsCollectivesAmongItsMembersOnly) {
             "Process set 1 is not registered (it was never added, or has been removed).");
 }
 
+namespace {
+
+// A one-rank transport whose data plane fails, as a peer dying mid-collective would.
+class FailingTransport : public Transport {
+ public:
+  TransportCapabilities Capabilities() const override { return {"failing", {}}; }
+  std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override {
+    return {mine};
+  }
+  std::vector<char> BroadcastFromRoot(std::vector<char> data) override { return data; }
+  void Allreduce(void*, int64_t, DataType, ReduceOp) override {
+    throw TransportError("Connection closed by peer", 1);
+  }
+  void Allgatherv(const void*, void*, const std::vector<size_t>&, size_t) override {}
+  void Broadcast(void*, size_t, int) override {}
+  void Alltoallv(const void*, const std::vector<int64_t>&, void*, const std::vector<int64_t>&,
+                 size_t) override {}
+  void Barrier() override {}
+};
+
+}  // namespace
+
+TEST(EngineFailure, AnOpWhoseTransportCallFailsStillSettlesWithTheFailure) {
+  RecordingSink sink;
+  EngineConfig config;
+  Engine engine(config, [] {
+    Connection c;
+    c.transport = std::make_unique<FailingTransport>();
+    return c;
+  }, &sink);
+  auto e = std::make_unique<TensorEntry>();
+  e->request = Allreduce("doomed", DataType::kFloat32, 1, ReduceOp::kSum);
+  float v[1] = {1};
+  e->input = v;
+  e->output = v;
+  e->owner = std::make_shared<int>(0);
+  std::vector<EntryPtr> entries;
+  entries.push_back(std::move(e));
+  ASSERT_TRUE(engine.Enqueue(std::move(entries)).ok());
+  Status s = sink.Wait("doomed");
+  EXPECT_EQ(s.code, StatusCode::kCommunication);
+  EXPECT_EQ(s.failed_rank, 1);
+  EXPECT_NE(s.message.find("Connection closed by peer"), std::string::npos);
+}
+
 TEST_F(EngineThreads, MismatchFailsOnEveryRankAndTheNextOpWorks) {
   Start(2);
   double d[1] = {1.0};
