@@ -1,0 +1,17 @@
+export * from './distributed-optimizer.js';
+export * from './broadcast-variables.js';
+export * from './broadcast-optimizer-state.js';
+export * from './learning-rate.js';
+export * from './broadcast-global-variables-callback.js';
+export * from './metric-average-callback.js';
+export * from './learning-rate-schedule-callback.js';
+export * from './learning-rate-warmup-callback.js';
+export * from './sync-batch-normalization.js';
+export type { CommScope } from './sync-moments.js';
+export * from './shard-dataset.js';
+export * from './file-io-handler.js';
+export * from './save-checkpoint.js';
+export * from './restore-checkpoint.js';
+export * from './checkpoint-callback.js';
+export type { LatestCheckpoint } from './checkpoint-layout.js';
+export * from './pin-gpu.js';
