@@ -31,4 +31,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 export TURBO_TELEMETRY_DISABLED=1
-npx turbo run build --output-logs=errors-only
+npx turbo run build --output-logs=errors-only --concurrency=2

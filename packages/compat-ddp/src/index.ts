@@ -54,3 +54,4 @@ export type { DistributedDataParallelOptions } from './ddp/ddp-options.js';
 export type { JoinOptions } from './ddp/ddp-join.js';
 export { assignBuckets, firstBucketBytes, type BucketParam } from './ddp/bucket-assignment.js';
 export * from './aliases.js';
+export { SyncBatchNorm } from './ddp/sync-batch-norm.js';
