@@ -10,4 +10,6 @@ export * from './runtime/index.js';
 export * from './collectives/index.js';
 export * from './sampler/index.js';
 export * from './rendezvous/index.js';
+/** Horovod-style elastic training: `elastic.run`, `elastic.ObjectState`. */
+export * as elastic from './elastic/index.js';
 export type { HostArray, NativeStoreConfig } from '@kolo/native';

@@ -13,6 +13,7 @@ export { LinePrefixer, LineSplitter, LineTail } from './output-prefix.js';
 export { spawnWorker, type RunningWorker, type WorkerExit, type WorkerSpec } from './spawn-workers.js';
 export { supervise, type SuperviseOptions } from './supervise.js';
 export { JobStore } from './job-store.js';
+export { checkElastic, survivorTopology, type ElasticOptions, type ElasticTopology } from './elastic.js';
 export {
   FAILURE_KEY,
   describeExit,
@@ -23,3 +24,4 @@ export {
 } from './failure-report.js';
 export { LaunchError, UsageError } from './usage-error.js';
 export { addHorovodFlags, checkTransport, horovodOptions, mpiUnavailableMessage } from './horovod-flags.js';
+export { addTorchrunFlags, torchrunEnv, torchrunOptions, torchrunSpelling } from './torchrun-flags.js';

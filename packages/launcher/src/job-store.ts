@@ -4,11 +4,15 @@ import { describeExit, FAILURE_KEY, type FailureRecord } from './failure-report.
 /** Read by the engine (packages/native/src/engine/kv_store.h); the rank is written last. */
 const FAILURE_RANK_KEY = 'kolo/failure_rank';
 const FAILURE_REASON_KEY = 'kolo/failure_reason';
+import type { ElasticTopology } from './elastic.js';
 import type { JobPlan } from './plan.js';
+import type { WorkerExit } from './spawn-workers.js';
 import { storeBindAddress } from './store-bind-address.js';
 import { LaunchError } from './usage-error.js';
 
 const claimKey = 'kolo/failure/claims';
+/** Read by `@kolo/core`'s `elastic.run` (packages/core/src/elastic/assignment.ts). */
+const ELASTIC_GENERATION_KEY = 'kolo/elastic/generation';
 const finishedKey = (node: number): string => `kolo/launcher/finished/${node}`;
 const forever = 0xffffffff;
 
@@ -93,6 +97,20 @@ export class JobStore {
     await this.kv.set(FAILURE_REASON_KEY, describeExit({ code: record.exitCode, signal: record.signal }));
     await this.kv.set(FAILURE_RANK_KEY, String(record.rank));
     return true;
+  }
+
+  /**
+   * Publishes an elastic generation: the engine's failure twins (so survivors' errors name the
+   * worker, by its rank in the generation that just failed), every survivor's assignment under
+   * `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g last.
+   */
+  async publishGeneration(generation: number, assignments: ReadonlyMap<string, ElasticTopology>, failed: { rank: number; exit: WorkerExit }): Promise<void> {
+    await this.kv.set(FAILURE_REASON_KEY, describeExit(failed.exit));
+    await this.kv.set(FAILURE_RANK_KEY, String(failed.rank));
+    for (const [workerId, topology] of assignments) {
+      await this.kv.set(`kolo/elastic/gen${generation}/assign/${workerId}`, JSON.stringify(topology));
+    }
+    await this.kv.set(ELASTIC_GENERATION_KEY, String(generation));
   }
 
   /** The job's first failure, if one was recorded. */

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { ElasticOptions } from './elastic.js';
 import type { HostSlots } from './hosts.js';
 
 /** A torchrun-style multi-node job: one launcher per node, no ssh. */
@@ -54,6 +55,11 @@ export interface LaunchOptions {
   readonly stderr?: Writable;
   /** Forward SIGINT/SIGTERM received by this process to the workers. Default true. */
   readonly handleSignals?: boolean;
+  /**
+   * Elastic job: workers get `KOLO_ELASTIC=1` and `KOLO_WORKER_ID`, and a failure that leaves at
+   * least `minNp` running re-ranks the survivors instead of stopping them. `--min-np`/`--max-np`.
+   */
+  readonly elastic?: ElasticOptions;
 }
 
 /** Defaults of {@link LaunchOptions}, in one place. */

@@ -1,3 +1,4 @@
+import { checkElastic } from './elastic.js';
 import { JobStore } from './job-store.js';
 import { LAUNCH_DEFAULTS, type LaunchOptions } from './launch-options.js';
 import { planJob } from './plan.js';
@@ -33,6 +34,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
   const startTimeoutMs = options.startTimeoutMs ?? LAUNCH_DEFAULTS.startTimeoutMs;
   const gracePeriodMs = options.gracePeriodMs ?? LAUNCH_DEFAULTS.gracePeriodMs;
   const plan = planJob(options, env);
+  const elastic = options.elastic === undefined ? undefined : checkElastic(options.elastic, options.np);
 
   const remoteHosts = [...new Set(plan.workers.filter((w) => w.remote).map((w) => w.host))];
   if (remoteHosts.length > 0) {
@@ -50,6 +52,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
       ...(options.transport !== undefined && { transport: options.transport }),
       ...(options.networkInterface !== undefined && { iface: options.networkInterface }),
       ...(options.timelineFilename !== undefined && { timeline: options.timelineFilename }),
+      ...(elastic !== undefined && { elastic: true }),
     };
     const cwd = options.cwd ?? process.cwd();
     const workers: RunningWorker[] = [];
@@ -81,6 +84,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
       killAfterMs: LAUNCH_DEFAULTS.killAfterMs,
       handleSignals: options.handleSignals ?? true,
       watchOtherNodes: (plan.nodes?.nnodes ?? 1) > 1,
+      ...(elastic !== undefined && { elastic: { minNp: elastic.minNp } }),
       stderr,
       log,
     });

@@ -1,13 +1,15 @@
 import { Command, CommanderError } from 'commander';
+import { checkElastic } from './elastic.js';
 import { addHorovodFlags, horovodOptions, horovodValueFlags } from './horovod-flags.js';
 import { parseHostList, readHostfile, type HostSlots } from './hosts.js';
 import { LAUNCH_DEFAULTS, type LaunchOptions } from './launch-options.js';
+import { addTorchrunFlags, torchrunOptions, torchrunSpelling, torchrunValueFlags } from './torchrun-flags.js';
 import { UsageError } from './usage-error.js';
 
 const example = 'e.g. kolorun -np 2 node train.js';
 /** Flags that take a value, so the argv scan below can find the first positional. */
 const valueFlags = new Set(['-n', '--np', '-H', '--hosts', '--hostfile', '--start-timeout', '--output-filename',
-  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port', ...horovodValueFlags]);
+  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port', '--min-np', '--max-np', ...horovodValueFlags, ...torchrunValueFlags]);
 
 /** Rewrites Open MPI/Horovod spellings (`-np 2`, `--num-proc 2`, `-hostfile f`) before commander sees them. */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -18,6 +20,7 @@ function normalizeArgv(argv: readonly string[]): string[] {
     if (token === '-np' || token === '--num-proc') out[i] = '--np';
     else if (token.startsWith('-np=')) out[i] = `--np=${token.slice(4)}`;
     else if (token === '-hostfile') out[i] = '--hostfile';
+    else out[i] = torchrunSpelling(token);
     if (valueFlags.has(out[i] as string)) i++;
   }
   return out;
@@ -53,12 +56,21 @@ function program(): Command {
     .option('--nnodes <count>', 'number of nodes of a multi-node job (no ssh)')
     .option('--node-rank <index>', 'index of this node, 0 … nnodes-1')
     .option('--master-addr <address>', "address of node 0's store (also advertised in -H jobs)")
-    .option('--master-port <port>', "port of node 0's store");
-  return addHorovodFlags(cmd)
+    .option('--master-port <port>', "port of node 0's store")
+    .option('--min-np <count>', 'elastic: keep training while at least this many workers are left')
+    .option('--max-np <count>', 'elastic: most workers the job may have (default -np)');
+  return addTorchrunFlags(addHorovodFlags(cmd))
     .argument('[command...]', 'worker command and its arguments')
     .passThroughOptions()
     .exitOverride()
     .configureOutput({ outputError: () => {} });
+}
+
+function elasticOf(opts: Record<string, string | undefined>, np: number): Pick<LaunchOptions, 'elastic'> {
+  if (opts.minNp === undefined && opts.maxNp === undefined) return {};
+  const minNp = opts.minNp === undefined ? np : integer(opts.minNp, '--min-np', 1, 'e.g. --min-np 2');
+  const maxNp = opts.maxNp === undefined ? np : integer(opts.maxNp, '--max-np', 1, 'e.g. --max-np 4');
+  return { elastic: checkElastic({ minNp, maxNp }, np) };
 }
 
 function hostsOf(opts: Record<string, string | undefined>): HostSlots[] | undefined {
@@ -93,7 +105,9 @@ export function parseCommandLine(argv: readonly string[]): LaunchOptions {
   }
   const opts = cmd.opts<Record<string, string | undefined>>();
   const horovod = horovodOptions(cmd.opts<Record<string, string | boolean | undefined>>());
-  const np = integer(opts.np, '-np', 1, `pass the number of workers, ${example}`);
+  const { np: nprocPerNode, ...torchrunNodes } = torchrunOptions(cmd.opts<Record<string, string | boolean | undefined>>());
+  Object.assign(opts, torchrunNodes);
+  const np = nprocPerNode ?? integer(opts.np, '-np', 1, `pass the number of workers, ${example}`);
   const command = (cmd.processedArgs[0] ?? []) as string[];
   if (command.length === 0) {
     throw new UsageError(`Expected a command to run after the options but received nothing; ${example}`);
@@ -129,5 +143,6 @@ export function parseCommandLine(argv: readonly string[]): LaunchOptions {
     ...(opts.outputFilename !== undefined && { outputDir: opts.outputFilename }),
     verbose: Boolean(opts.verbose),
     ...horovod,
+    ...elasticOf(opts, np),
   };
 }

@@ -1,7 +1,8 @@
 import { constants } from 'node:os';
 import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { formatFailureReport, formatRemoteFailure, isFailure, type FailureRecord } from './failure-report.js';
+import { describeExit, formatFailureReport, formatRemoteFailure, isFailure, type FailureRecord } from './failure-report.js';
+import { survivorTopology } from './elastic.js';
 import type { JobStore } from './job-store.js';
 import type { RunningWorker, WorkerExit } from './spawn-workers.js';
 
@@ -18,6 +19,11 @@ export interface SuperviseOptions {
   readonly watchOtherNodes: boolean;
   readonly stderr: Writable;
   readonly log: (line: string) => void;
+  /**
+   * Elastic job (`--min-np`): a failure that leaves at least `minNp` workers running publishes a
+   * new generation for them instead of stopping the job.
+   */
+  readonly elastic?: { readonly minNp: number };
 }
 
 const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -60,10 +66,29 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
     log(`giving ${alive.size} worker(s) ${options.gracePeriodMs} ms to exit`);
     timers.push(setTimeout(() => terminate('SIGTERM'), options.gracePeriodMs));
   };
+  let generation = 0;
+  let published: Promise<void> = Promise.resolve();
+  /** Worker id (its first rank) → its rank in the current elastic generation. */
+  const currentRank = new Map(workers.map((w) => [String(w.rank), w.rank]));
+  const continueElastic = (worker: RunningWorker, exit: WorkerExit): boolean => {
+    const minNp = options.elastic?.minNp;
+    if (minNp === undefined || alive.size < minNp) return false;
+    generation += 1;
+    const g = generation;
+    const failedRank = currentRank.get(String(worker.rank)) ?? worker.rank;
+    const assignments = survivorTopology([...alive]);
+    for (const [id, topology] of assignments) currentRank.set(id, topology.rank);
+    options.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) failed: ${describeExit(exit)}; continuing with ${alive.size} worker(s) as elastic generation ${g}\n`);
+    published = published
+      .then(() => store.publishGeneration(g, assignments, { rank: failedRank, exit }))
+      .catch((error: Error) => log(`could not publish elastic generation ${g}: ${error.message}`));
+    return true;
+  };
   const onExit = (worker: RunningWorker, exit: WorkerExit): void => {
     alive.delete(worker);
     log(`rank ${worker.rank} exited: ${exit.signal ?? exit.code}`);
     if (!isFailure(exit) || first !== undefined || interrupted !== undefined) return;
+    if (continueElastic(worker, exit)) return;
     const record: FailureRecord = { rank: worker.rank, exitCode: exit.code, signal: exit.signal, host: worker.host };
     const claimed = store.claimFailure(record).catch(() => false).then(startGrace);
     first = { worker, exit, claimed };
@@ -86,6 +111,7 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   try {
     await Promise.all(workers.map((w) => w.exited.then((exit) => onExit(w, exit))));
     await first?.claimed;
+    await published;
   } finally {
     for (const t of timers) clearTimeout(t);
     for (const s of forwarded) process.off(s, onSignal);

@@ -1,4 +1,5 @@
 import type { WorkerPlacement } from './plan.js';
+import { torchrunEnv } from './torchrun-flags.js';
 
 /** What every worker of a job shares. */
 export interface JobEnvironment {
@@ -12,11 +13,14 @@ export interface JobEnvironment {
   readonly iface?: string;
   /** `KOLO_TIMELINE`: the timeline file from `--timeline-filename`. */
   readonly timeline?: string;
+  /** `KOLO_ELASTIC=1` and `KOLO_WORKER_ID` (the worker's first rank, stable across generations). */
+  readonly elastic?: boolean;
 }
 
 /**
  * The variables one worker gets: the `KOLO_*` ones core reads in `init()`, and horovodrun's
- * `HOROVOD_*` identity (same values) so scripts that read those directly run unchanged.
+ * `HOROVOD_*` and torchrun's `RANK`, `LOCAL_RANK`, `WORLD_SIZE`, … (same values) so scripts that
+ * read those directly run unchanged.
  *
  * @example
  * ```ts
@@ -39,6 +43,7 @@ export function workerEnv(worker: WorkerPlacement, job: JobEnvironment): Record<
     ...(job.transport !== undefined && { KOLO_TRANSPORT: job.transport }),
     ...(job.iface !== undefined && { KOLO_IFACE: job.iface }),
     ...(job.timeline !== undefined && { KOLO_TIMELINE: job.timeline }),
+    ...(job.elastic === true && { KOLO_ELASTIC: '1', KOLO_WORKER_ID: String(worker.rank) }),
     HOROVOD_RANK: String(worker.rank),
     HOROVOD_SIZE: String(worker.size),
     HOROVOD_LOCAL_RANK: String(worker.localRank),
@@ -46,5 +51,6 @@ export function workerEnv(worker: WorkerPlacement, job: JobEnvironment): Record<
     HOROVOD_CROSS_RANK: String(worker.crossRank),
     HOROVOD_CROSS_SIZE: String(worker.crossSize),
     HOROVOD_HOSTNAME: worker.host,
+    ...torchrunEnv(worker, job),
   };
 }

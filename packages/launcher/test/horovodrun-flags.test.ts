@@ -74,6 +74,8 @@ describe('worker environment for horovodrun scripts', () => {
       KOLO_STORE_ADDR: 'node1', KOLO_STORE_PORT: '4000', KOLO_JOB_SECRET: 's', KOLO_JOB_ID: 'j', KOLO_HOSTNAME: 'node2',
       HOROVOD_RANK: '3', HOROVOD_SIZE: '4', HOROVOD_LOCAL_RANK: '1', HOROVOD_LOCAL_SIZE: '2', HOROVOD_CROSS_RANK: '1',
       HOROVOD_CROSS_SIZE: '2', HOROVOD_HOSTNAME: 'node2',
+      RANK: '3', LOCAL_RANK: '1', WORLD_SIZE: '4', LOCAL_WORLD_SIZE: '2', GROUP_RANK: '1', GROUP_WORLD_SIZE: '2',
+      MASTER_ADDR: 'node1', MASTER_PORT: '4000',
     });
   });
 

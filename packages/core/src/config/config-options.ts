@@ -51,6 +51,12 @@ export interface ConfigOptions {
   readonly timelinePath?: string;
   /** Add a CYCLE_START marker per engine cycle to the timeline. */
   readonly timelineMarkCycles?: boolean;
+  /**
+   * Elastic membership generation (set by `elastic.run`, not by hand). Above 0 the topology comes
+   * from the `rank`/`size`/... options alone, because the launcher's `KOLO_RANK`/`KOLO_SIZE`
+   * describe generation 0, and store keys are scoped `kolo/<jobId>/elastic<N>`.
+   */
+  readonly elasticGeneration?: number;
 }
 
 /**
@@ -81,6 +87,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'hierarchicalAllreduce',
   'timelinePath',
   'timelineMarkCycles',
+  'elasticGeneration',
 ];
 
 /**

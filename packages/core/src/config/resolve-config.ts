@@ -65,7 +65,9 @@ export function resolveConfig(
   });
   const generation = expectInteger(checked.generation ?? 0, { name: 'generation', min: 0 });
   const launcher = detectLauncher(env);
-  const topology = resolveTopology(checked, { env, launcher });
+  const elastic = expectInteger(checked.elasticGeneration ?? 0, { name: 'elasticGeneration', min: 0 });
+  // After a membership change the launcher's variables describe a job that no longer exists.
+  const topology = resolveTopology(checked, { env, launcher: elastic > 0 ? 'none' : launcher });
   const { jobId, found } = resolveJobId(checked, { env, launcher });
   const explicit =
     checked.store !== undefined ? storeFromOptions(checked.store) : storeFromKoloEnv(env);
@@ -79,7 +81,7 @@ export function resolveConfig(
     hierarchicalAllreduce: resolveHierarchical(checked, env),
     transport: resolveTransport(checked, env, { launcher, built: checked.builtTransports ?? ['gloo'] }),
     store: plan.store,
-    storePrefix: `kolo/${jobId}/gen${generation}`,
+    storePrefix: elastic > 0 ? `kolo/${jobId}/elastic${elastic}` : `kolo/${jobId}/gen${generation}`,
   };
   return { ...plan, engine, launcher, jobId };
 }

@@ -1,0 +1,65 @@
+import type { Topology } from '../config/resolve-topology.js';
+import { StoreClient } from '../rendezvous/store-client.js';
+
+/** Store key of the newest elastic generation kolorun published. */
+export const ELASTIC_GENERATION_KEY = 'kolo/elastic/generation';
+
+/**
+ * Store key of one worker's topology in an elastic generation.
+ *
+ * @example
+ * ```ts
+ * assignmentKey(2, '3'); // 'kolo/elastic/gen2/assign/3'
+ * ```
+ */
+export const assignmentKey = (generation: number, workerId: string): string => `kolo/elastic/gen${generation}/assign/${workerId}`;
+
+/** Where this worker sits in an elastic generation. */
+export interface Assignment {
+  readonly generation: number;
+  readonly topology: Topology;
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    throw new TypeError(`Expected ${name} in the environment for elastic.run but received nothing; start the job with kolorun --min-np/--max-np`);
+  }
+  return value;
+}
+
+/**
+ * Waits up to `timeoutMs` for this worker's assignment in a generation after `after`, asking
+ * kolorun's store (`KOLO_STORE_ADDR`, `KOLO_STORE_PORT`, `KOLO_JOB_SECRET`). Takes the newest
+ * generation once one exists, so two failures in a row do not cost two rendezvous. Rejects when
+ * nothing arrives in time or this worker is not part of the newest generation.
+ *
+ * @example
+ * ```ts
+ * const { generation, topology } = await nextAssignment(0, { timeoutMs: 30_000 });
+ * ```
+ */
+export async function nextAssignment(after: number, options: { timeoutMs: number; env?: NodeJS.ProcessEnv }): Promise<Assignment> {
+  const env = options.env ?? process.env;
+  const workerId = required(env, 'KOLO_WORKER_ID');
+  // With the engine shut down nothing else may hold the event loop open while the store blocks.
+  const keepAlive = setInterval(() => {}, 1000);
+  let client: StoreClient | undefined;
+  try {
+    client = await StoreClient.connect({
+      host: required(env, 'KOLO_STORE_ADDR'),
+      port: Number(required(env, 'KOLO_STORE_PORT')),
+      secret: required(env, 'KOLO_JOB_SECRET'),
+      timeoutMs: options.timeoutMs,
+    });
+    await client.get(assignmentKey(after + 1, workerId), { timeoutMs: options.timeoutMs });
+    const newest = Number((await client.get(ELASTIC_GENERATION_KEY, { timeoutMs: options.timeoutMs })).toString('utf8'));
+    const generation = Math.max(after + 1, newest);
+    const value = await client.get(assignmentKey(generation, workerId), { timeoutMs: options.timeoutMs });
+    return { generation, topology: JSON.parse(value.toString('utf8')) as Topology };
+  } finally {
+    // close() waits for an unref'd socket to end: keep the loop alive until it has.
+    await client?.close();
+    clearInterval(keepAlive);
+  }
+}

@@ -1,0 +1,3 @@
+export { ObjectState } from './object-state.js';
+export { run, generation, type ElasticRunOptions } from './run.js';
+export { assignmentKey, nextAssignment, ELASTIC_GENERATION_KEY, type Assignment } from './assignment.js';

@@ -1,0 +1,66 @@
+import type { WorkerPlacement } from './plan.js';
+import { UsageError } from './usage-error.js';
+
+/** An elastic job's bounds (`--min-np`, `--max-np`). */
+export interface ElasticOptions {
+  /** Fewer workers left than this fails the job. */
+  readonly minNp: number;
+  /** Most workers the job may have (no scale-up yet, so only checked against `-np`). */
+  readonly maxNp: number;
+}
+
+/** A worker's place in one elastic generation, as workers read it from the store. */
+export interface ElasticTopology {
+  readonly rank: number;
+  readonly size: number;
+  readonly localRank: number;
+  readonly localSize: number;
+  readonly crossRank: number;
+  readonly crossSize: number;
+}
+
+/**
+ * Checks `--min-np A --max-np B -np N` (A ≤ N ≤ B); either bound alone defaults the other to N.
+ *
+ * @example
+ * ```ts
+ * checkElastic({ minNp: 2, maxNp: 4 }, 4); // passes
+ * ```
+ */
+export function checkElastic(elastic: ElasticOptions, np: number): ElasticOptions {
+  const { minNp, maxNp } = elastic;
+  if (!Number.isInteger(minNp) || minNp < 1 || minNp > np) {
+    throw new UsageError(`Expected an integer from 1 to -np (${np}) for --min-np but received ${minNp}`);
+  }
+  if (!Number.isInteger(maxNp) || maxNp < np) {
+    throw new UsageError(`Expected an integer of at least -np (${np}) for --max-np but received ${maxNp}`);
+  }
+  return elastic;
+}
+
+/**
+ * The survivors' topology in the next generation: ranks 0..n-1 in their old rank order, local
+ * and cross ranks regrouped by host. Keys are worker ids (`KOLO_WORKER_ID`).
+ *
+ * @example
+ * ```ts
+ * survivorTopology([w0, w2]).get('2'); // { rank: 1, size: 2, localRank: 1, localSize: 2, crossRank: 0, crossSize: 1 }
+ * ```
+ */
+export function survivorTopology(survivors: readonly Pick<WorkerPlacement, 'rank' | 'host'>[]): Map<string, ElasticTopology> {
+  const ordered = [...survivors].sort((a, b) => a.rank - b.rank);
+  const hosts = [...new Set(ordered.map((w) => w.host))];
+  const out = new Map<string, ElasticTopology>();
+  ordered.forEach((w, rank) => {
+    const local = ordered.filter((o) => o.host === w.host);
+    out.set(String(w.rank), {
+      rank,
+      size: ordered.length,
+      localRank: local.indexOf(w),
+      localSize: local.length,
+      crossRank: hosts.indexOf(w.host),
+      crossSize: hosts.length,
+    });
+  });
+  return out;
+}
