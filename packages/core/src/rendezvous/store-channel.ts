@@ -107,6 +107,9 @@ export class StoreChannel {
     this.closedError ??= new StoreConnectionError(
       `Expected an open connection to the store at ${this.where} but close() was called; connect again`,
     );
+    // Keep the process alive until the close completes (an idle socket is unref'd), so awaiting
+    // close() with nothing else pending cannot end the process mid-await.
+    this.socket.ref();
     this.socket.end();
     setTimeout(() => this.socket.destroy(), 1000).unref();
     await closed;
