@@ -1,7 +1,7 @@
 import { dispose, tensor, type DataType, type Optimizer } from '@tensorflow/tfjs-core';
 import { broadcastObject, expectInteger, invalidArgument, rank, size, UnsupportedError } from '@kolo/core';
 import { broadcastValues, type TensorSignature } from './broadcast-values.js';
-import { unwrapOptimizer } from './distributed-optimizer.js';
+import { unwrapOptimizer } from './unwrap-optimizer.js';
 import type { NamedTensor } from './gradient-fusion.js';
 
 /**

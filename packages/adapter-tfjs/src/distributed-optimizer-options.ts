@@ -21,7 +21,14 @@ export interface DistributedOptimizerOptions {
   readonly name?: string;
 }
 
-/** {@link DistributedOptimizerOptions} with every default filled in. */
+/**
+ * {@link DistributedOptimizerOptions} with every default filled in.
+ *
+ * @example
+ * ```ts
+ * const resolved: ResolvedDistributedOptimizerOptions = resolveDistributedOptimizerOptions({ op: 'sum' });
+ * ```
+ */
 export type ResolvedDistributedOptimizerOptions = Required<DistributedOptimizerOptions>;
 
 const defaults: ResolvedDistributedOptimizerOptions = {

@@ -4,8 +4,7 @@ import { GradientAccumulator } from './gradient-accumulator.js';
 import { fuseGradients, gradientEntries, splitGradients, type GradientEntry, type NamedTensor } from './gradient-fusion.js';
 import { resolveDistributedOptimizerOptions, type DistributedOptimizerOptions, type ResolvedDistributedOptimizerOptions } from './distributed-optimizer-options.js';
 import { reduceFused, reduceFusedSync, type Reduction } from './reduce-fused.js';
-
-const brand = Symbol.for('kolo.adapter-tfjs.DistributedOptimizer');
+import { distributedOptimizerBrand as brand, isDistributedOptimizer } from './unwrap-optimizer.js';
 
 /**
  * Wraps a tfjs optimizer (by composition) so that every update uses gradients averaged (or summed)
@@ -128,31 +127,4 @@ export class DistributedOptimizer extends Optimizer {
       dispose(named.map((g) => g.tensor).filter((t) => t !== null));
     }
   }
-}
-
-/**
- * True for a {@link DistributedOptimizer} from any copy of this package. Use it instead of
- * `instanceof`: tfjs's `Optimizer` answers `instanceof` for any object with `minimize`,
- * `computeGradients` and `applyGradients`, and subclasses inherit that.
- *
- * @example
- * ```ts
- * const inner = isDistributedOptimizer(opt) ? opt.optimizer : opt;
- * ```
- */
-export function isDistributedOptimizer(value: unknown): value is DistributedOptimizer {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true;
-}
-
-/**
- * The optimizer that holds the state: the wrapped one for a {@link DistributedOptimizer}, else
- * `optimizer` itself.
- *
- * @example
- * ```ts
- * unwrapOptimizer(new DistributedOptimizer(tf.train.sgd(0.1))).getClassName(); // 'SGD'
- * ```
- */
-export function unwrapOptimizer(optimizer: Optimizer): Optimizer {
-  return isDistributedOptimizer(optimizer) ? optimizer.optimizer : optimizer;
 }

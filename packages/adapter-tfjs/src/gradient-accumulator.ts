@@ -14,11 +14,6 @@ export class GradientAccumulator {
 
   constructor(readonly passesPerStep: number) {}
 
-  /** How many passes the current step holds so far. */
-  get pending(): number {
-    return this.passes;
-  }
-
   /**
    * Adds one pass. Returns the summed buffer when this pass completes the step (and starts a new
    * one), otherwise undefined. Every pass must fuse the same number of values.

@@ -1,4 +1,11 @@
+/**
+ * `@kolo/adapter-tfjs`: data-parallel training of TensorFlow.js models on Kolo — the
+ * DistributedOptimizer, state broadcast, Horovod callbacks, SyncBatchNormalization, dataset
+ * sharding and checkpoints. Importing it only registers SyncBatchNormalization with tfjs.
+ */
 export * from './distributed-optimizer.js';
+export type { DistributedOptimizerOptions, ResolvedDistributedOptimizerOptions } from './distributed-optimizer-options.js';
+export { isDistributedOptimizer, unwrapOptimizer } from './unwrap-optimizer.js';
 export * from './broadcast-variables.js';
 export * from './broadcast-optimizer-state.js';
 export * from './learning-rate.js';

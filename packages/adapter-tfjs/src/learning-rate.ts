@@ -1,6 +1,6 @@
 import { keep, scalar, type Optimizer, type Tensor } from '@tensorflow/tfjs-core';
 import { expectFiniteNumber, invalidArgument } from '@kolo/core';
-import { unwrapOptimizer } from './distributed-optimizer.js';
+import { unwrapOptimizer } from './unwrap-optimizer.js';
 
 /** The fields tfjs optimizers keep their hyper-parameters in (protected in the typings). */
 interface OptimizerFields {

@@ -5,7 +5,7 @@ import { broadcastObject, checkOptions, expectInteger, expectNonEmptyString, inv
 import { broadcastOptimizerState, canTransferState } from './broadcast-optimizer-state.js';
 import { broadcastModel } from './broadcast-variables.js';
 import { readLatest } from './checkpoint-layout.js';
-import { unwrapOptimizer } from './distributed-optimizer.js';
+import { unwrapOptimizer } from './unwrap-optimizer.js';
 import { fileSystemHandler } from './file-io-handler.js';
 
 /**

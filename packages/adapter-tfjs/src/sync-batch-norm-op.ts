@@ -40,9 +40,7 @@ export function syncBatchNorm(
 ): { y: Tensor; mean: Float64Array; variance: Float64Array } {
   const { axis, epsilon, scope, name } = settings;
   const { mean, variance, count } = syncMoments(x, { axis, scope, name: `${name}.forward` });
-  const channels = mean.length;
   const broadcastShape = x.shape.map((d, i) => (i === axis ? d : 1));
-  const reductionAxes = x.shape.map((_, i) => i).filter((i) => i !== axis);
   const invStd = Float32Array.from(variance, (v) => 1 / Math.sqrt(v + epsilon));
   const op = customGrad((...args: (Tensor | GradSaveFunc)[]) => {
     const [xIn, g, b, save] = args as [Tensor, Tensor, Tensor, GradSaveFunc];
@@ -52,19 +50,36 @@ export function syncBatchNorm(
     save([xHat, gammaB, invStdT]);
     const value = add(mul(xHat, gammaB), reshape(b, broadcastShape));
     const gradFunc = (dy: Tensor, saved: Tensor[]): Tensor[] => {
-      const [xHatS, gammaS, invStdS] = saved as [Tensor, Tensor, Tensor];
-      const sumDy = sum(dy, reductionAxes);
-      const sumDyXHat = sum(mul(dy, xHatS), reductionAxes);
-      const local = new Float64Array(2 * channels);
-      local.set(sumDy.dataSync());
-      local.set(sumDyXHat.dataSync(), channels);
-      const totals = sumOverScope(local, { scope, name: `${name}.backward` });
-      const meanDy = tensor(Float32Array.from(totals.subarray(0, channels), (v) => v / count), broadcastShape);
-      const meanDyXHat = tensor(Float32Array.from(totals.subarray(channels), (v) => v / count), broadcastShape);
-      const dx = mul(mul(gammaS, invStdS), sub(sub(dy, meanDy), mul(xHatS, meanDyXHat)));
-      return [dx, reshape(sumDyXHat, g.shape), reshape(sumDy, b.shape)];
+      const [dx, dGamma, dBeta] = backward(dy, saved as [Tensor, Tensor, Tensor], { ...settings, count, broadcastShape });
+      return [dx, reshape(dGamma, g.shape), reshape(dBeta, b.shape)];
     };
     return { value, gradFunc };
   });
   return { y: op(x, gamma, beta), mean, variance };
+}
+
+/**
+ * The gradients of {@link syncBatchNorm}: `dx = gamma·invStd·(dy − mean(dy) − xHat·mean(dy·xHat))`
+ * with both means over the ranks of the scope (one blocking sum), and this rank's
+ * `dGamma = Σ dy·xHat`, `dBeta = Σ dy`.
+ */
+function backward(
+  dy: Tensor,
+  [xHat, gamma, invStd]: [Tensor, Tensor, Tensor],
+  settings: SyncBatchNormSettings & { readonly count: number; readonly broadcastShape: number[] },
+): [Tensor, Tensor, Tensor] {
+  const { axis, scope, name, count, broadcastShape } = settings;
+  const channels = broadcastShape[axis] as number;
+  const reductionAxes = dy.shape.map((_, i) => i).filter((i) => i !== axis);
+  const sumDy = sum(dy, reductionAxes);
+  const sumDyXHat = sum(mul(dy, xHat), reductionAxes);
+  const local = new Float64Array(2 * channels);
+  local.set(sumDy.dataSync());
+  local.set(sumDyXHat.dataSync(), channels);
+  const totals = sumOverScope(local, { scope, name: `${name}.backward` });
+  const meanOf = (part: Float64Array) => tensor(Float32Array.from(part, (v) => v / count), broadcastShape);
+  const meanDy = meanOf(totals.subarray(0, channels));
+  const meanDyXHat = meanOf(totals.subarray(channels));
+  const dx = mul(mul(gamma, invStd), sub(sub(dy, meanDy), mul(xHat, meanDyXHat)));
+  return [dx, sumDyXHat, sumDy];
 }
