@@ -1,58 +1,13 @@
-import { spawn } from 'node:child_process';
+// This package's multi-process jobs: workers live in ./workers (see test-support/run-job.ts).
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { runJob as runSharedJob, type JobResult, type RunJobOptions } from '../../../../test-support/run-job.js';
+
+export { parseResults, perRank, repoRoot, type JobResult, type Launcher } from '../../../../test-support/run-job.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const repoRoot = join(here, '..', '..', '..', '..');
-const kolorun = join(repoRoot, 'packages', 'launcher', 'dist', 'cli.js');
 
-export interface JobResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** `RESULT {"rank","key","value"}` lines, by key then rank. */
-  results: Map<string, Map<number, unknown>>;
-  elapsedMs: number;
-}
-
-/** Runs `kolorun -np <np> [...extraArgs] node <worker>` and collects what the workers reported. */
-export function runJob(
-  np: number,
-  worker: string,
-  options: { args?: string[]; env?: Record<string, string>; timeoutMs?: number; launcherArgs?: string[] } = {},
-): Promise<JobResult> {
-  const started = Date.now();
-  const child = spawn(
-    process.execPath,
-    [kolorun, '-np', String(np), ...(options.launcherArgs ?? []), process.execPath, join(here, 'workers', worker), ...(options.args ?? [])],
-    { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const results = new Map<string, Map<number, unknown>>();
-      for (const line of stdout.split('\n')) {
-        const at = line.indexOf('RESULT ');
-        if (at < 0) continue;
-        const { rank, key, value } = JSON.parse(line.slice(at + 7)) as { rank: number; key: string; value: unknown };
-        if (!results.has(key)) results.set(key, new Map());
-        results.get(key)!.set(rank, value);
-      }
-      resolve({ code, stdout, stderr, results, elapsedMs: Date.now() - started });
-    });
-  });
-}
-
-/** The value each rank reported for `key`, in rank order; throws if a rank is missing. */
-export function perRank(job: JobResult, key: string, size: number): unknown[] {
-  const byRank = job.results.get(key);
-  return Array.from({ length: size }, (_, r) => {
-    if (!byRank?.has(r)) throw new Error(`rank ${r} reported no ${key}\nstdout:\n${job.stdout}\nstderr:\n${job.stderr}`);
-    return byRank.get(r);
-  });
+/** Runs `worker` (a file in ./workers, or an absolute path) on `np` ranks. */
+export function runJob(np: number, worker: string, options?: RunJobOptions): Promise<JobResult> {
+  return runSharedJob(np, isAbsolute(worker) ? worker : join(here, 'workers', worker), options);
 }

@@ -46,6 +46,6 @@ describe('cross-rank validation on 2 workers', () => {
         'Requested to allreduce, allgather, or broadcast a tensor with the same name as another tensor that is currently being processed.  If you want to request another tensor, use a different tensor name.',
       );
     }
-    expect(perRank(job, 'duplicate.first', 2)).toEqual([[2], [2]]);
+    expect(perRank(job, 'duplicate.first', 2)).toEqual([[2, 2], [2, 2]]);
   });
 });

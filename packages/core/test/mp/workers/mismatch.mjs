@@ -30,13 +30,16 @@ for (const [rule, run] of Object.entries(rules)) {
   report(`after.${rule}`, Array.from(after));
 }
 
-// A name still in flight on this rank fails at once, locally.
-const first = kolo.allreduce(new Float32Array([1]), { op: 'sum', name: 'dup' });
+// A name still in flight on this rank fails at once, locally. Each rank first submits a name
+// no other rank has submitted yet, so it cannot complete before the duplicate arrives.
+const mine = `dup.${rank}`;
+const first = kolo.allreduce(new Float32Array([1]), { op: 'sum', name: mine });
 try {
-  await kolo.allreduce(new Float32Array([1]), { op: 'sum', name: 'dup' });
+  await kolo.allreduce(new Float32Array([1]), { op: 'sum', name: mine });
   report('duplicate', { ok: true });
 } catch (err) {
   report('duplicate', { name: err.name, code: err.code, message: err.message });
 }
-report('duplicate.first', Array.from(await first));
+const other = kolo.allreduce(new Float32Array([1]), { op: 'sum', name: `dup.${1 - rank}` });
+report('duplicate.first', [...Array.from(await first), ...Array.from(await other)]);
 await kolo.shutdown();
