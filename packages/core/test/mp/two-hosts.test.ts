@@ -27,10 +27,13 @@ function canMakeNamespaces(): string | undefined {
 const unavailable = canMakeNamespaces();
 if (unavailable) console.warn(`two-host test not run: ${unavailable}`);
 
-function runNode(node: number, port: number, env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+const opsMatrix = join(repoRoot, 'packages/core/test/mp/workers/ops-matrix.mjs');
+const tfjsParity = join(repoRoot, 'packages/adapter-tfjs/test/mp/workers/parity.mjs');
+
+function runNode(node: number, port: number, env: Record<string, string>, worker = opsMatrix): Promise<{ code: number | null; out: string; err: string }> {
   const args = ['netns', 'exec', hosts[node]!, process.execPath, join(repoRoot, 'packages/launcher/dist/cli.js'),
     '--nnodes', '2', '--node-rank', String(node), '--master-addr', address(0), '--master-port', String(port), '-np', '2',
-    process.execPath, join(repoRoot, 'packages/core/test/mp/workers/ops-matrix.mjs')];
+    process.execPath, worker];
   const child = spawn('ip', args, { env: { ...process.env, KOLO_JOB_SECRET: 'two-hosts-secret', KOLO_IFACE: 'kolo0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -40,9 +43,11 @@ function runNode(node: number, port: number, env: Record<string, string>): Promi
   return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, out, err }))));
 }
 
-async function runTwoHosts(env: Record<string, string>): Promise<JobResult> {
-  const port = 20000 + (process.pid % 20000);
-  const [a, b] = await Promise.all([runNode(0, port, env), runNode(1, port, env)]);
+let nextPort = 20000 + (process.pid % 20000);
+
+async function runTwoHosts(env: Record<string, string>, worker?: string): Promise<JobResult> {
+  const port = (nextPort += 1);
+  const [a, b] = await Promise.all([runNode(0, port, env, worker), runNode(1, port, env, worker)]);
   expect(a.code, a.err).toBe(0);
   expect(b.code, b.err).toBe(0);
   return { code: 0, stdout: a.out + b.out, stderr: a.err + b.err, results: parseResults(a.out + b.out), elapsedMs: 0 };
@@ -83,5 +88,18 @@ describe.runIf(unavailable === undefined)('4 workers on 2 hosts (network namespa
     const events = JSON.parse(readFileSync(timeline, 'utf8')) as { name?: string }[];
     expect(events.some((e) => e.name === 'HIERARCHICAL_ALLREDUCE')).toBe(true);
     expect(events.some((e) => e.name === 'GLOO_ALLREDUCE')).toBe(false);
+  });
+
+  it('trains tfjs models across the hosts with the same weights as one process on the whole batch', { timeout: 200_000 }, async () => {
+    // adapter-tfjs's parity worker: 20 steps of SGD, Momentum and Adam on batch 12 split 4 ways,
+    // compared on every rank with one process on the whole batch (hierarchical allreduce on).
+    const job = await runTwoHosts({ KOLO_HIERARCHICAL_ALLREDUCE: '1' }, tfjsParity);
+    for (const key of ['optimizer.sgd', 'optimizer.momentum', 'optimizer.adam', 'backwardPassesPerStep']) {
+      for (let rank = 0; rank < 4; rank += 1) {
+        const d = job.results.get(key)?.get(rank) as { maxRel: number } | undefined;
+        expect(d, `${key} on rank ${rank}`).toBeDefined();
+        expect(d!.maxRel, `${key} on rank ${rank}`).toBeLessThanOrEqual(1e-5);
+      }
+    }
   });
 });
