@@ -30,8 +30,8 @@ for (const [rule, run] of Object.entries(rules)) {
   report(`after.${rule}`, Array.from(after));
 }
 
-// A name still in flight on this rank fails at once, locally. Each rank first submits a name
-// no other rank has submitted yet, so it cannot complete before the duplicate arrives.
+// A name still in flight on this rank fails at once, locally. The name is this rank's own, so no
+// other rank ever submits it: it stays in flight (deterministically) until shutdown fails it.
 const mine = `dup.${rank}`;
 const first = kolo.allreduce(new Float32Array([1]), { op: 'sum', name: mine });
 try {
@@ -40,6 +40,9 @@ try {
 } catch (err) {
   report('duplicate', { name: err.name, code: err.code, message: err.message });
 }
-const other = kolo.allreduce(new Float32Array([1]), { op: 'sum', name: `dup.${1 - rank}` });
-report('duplicate.first', [...Array.from(await first), ...Array.from(await other)]);
+const pending = first.then(
+  () => 'completed',
+  (err) => err.code,
+);
 await kolo.shutdown();
+report('duplicate.first', await pending);
