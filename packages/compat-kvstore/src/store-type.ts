@@ -1,5 +1,4 @@
-import { describeValue, invalidArgCode, invalidArgument, UnsupportedError } from '@kolo/core';
-import { closest } from './closest.js';
+import { closestMatch as closest, describeValue, invalidArgCode, invalidArgument, UnsupportedError } from '@kolo/core';
 
 /**
  * What a store does under its type name: `local` and `device` stay in the process, `dist`

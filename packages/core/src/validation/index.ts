@@ -12,3 +12,4 @@ export {
   expectOneOf,
   type IntegerSpec,
 } from './checks.js';
+export { closestMatch, editDistance } from './edit-distance.js';
