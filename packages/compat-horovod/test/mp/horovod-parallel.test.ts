@@ -13,68 +13,7 @@ import {
 } from '../../src/index.js';
 import { DIMS, DTYPES, inputs } from './workers/fixtures.mjs';
 import { type JobResult, perRank, runJob } from './run-job.js';
-
-// Expected values are derived here from the fixtures, never from the engine. Scaling follows
-// Horovod's pipeline: value * factor in double, then a cast to the dtype (integers truncate).
-const cast = (dtype: string, v: number): number =>
-  dtype.startsWith('int') ? Math.trunc(v) : dtype === 'float32' ? Math.fround(v) : v;
-const ranks = (size: number): number[] => Array.from({ length: size }, (_, r) => r);
-const zip = (rows: number[][], f: (xs: number[]) => number): number[] => (rows[0] ?? []).map((_, i) => f(rows.map((row) => row[i] as number)));
-const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
-/** JSON turns -0 into 0, as the worker's report does. */
-const json = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-const same = <T>(size: number, value: T): T[] => ranks(size).map(() => json(value));
-const perRankTensor = (size: number, salt: number, count: number, lo?: number, hi?: number): number[][] =>
-  ranks(size).map((r) => inputs.perRank(r, salt, count, lo, hi));
-
-function scatterBlock(rows: number, size: number, me: number): [number, number] {
-  const base = Math.floor(rows / size);
-  const extra = rows % size;
-  return [me * base + Math.min(me, extra), base + (me < extra ? 1 : 0)];
-}
-
-const mismatch = (rule: string, text: string) => ({
-  name: 'MismatchError',
-  code: 'KOLO_MISMATCH',
-  message: `${text.replace(/\.$/, '')}. Every rank must submit '${rule}' with the same dtype, shape, op, root and scale factors.`,
-});
-
-function mismatchTexts(size: number): Record<string, string> {
-  return {
-    allreduceShape:
-      'Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [17, 17, 17], but another rank sent a tensor of shape [18, 18, 18].',
-    allreduceRank: 'Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [4, 6], but another rank sent a tensor of shape [24].',
-    allreduceType: 'Mismatched data types: One rank had type int32, but another rank had type float32.',
-    operation: 'Mismatched operations: One rank did an ALLREDUCE, but another rank did an ALLGATHER.',
-    reduceOp: 'Mismatched reduction operation: One rank sent reduction op 0, but another rank sent reduction op 1.',
-    scale: 'Mismatched prescale and/or postscale factors: One rank sent factors (1, 0.5), but another rank sent factors (1, 1).',
-    allgatherDim:
-      'Mismatched ALLGATHER tensor shapes: One rank sent a tensor with dimension 1 equal to 3, but another rank sent a tensor with dimension 1 equal to 4.',
-    allgatherRank: 'Mismatched ALLGATHER tensor shapes: One rank sent a tensor of rank 2, but another rank sent a tensor of rank 3.',
-    allgatherType: 'Mismatched data types: One rank had type int32, but another rank had type float32.',
-    broadcastShape: 'Mismatched BROADCAST tensor shapes: One rank sent a tensor of shape [4], but another rank sent a tensor of shape [5].',
-    broadcastType: 'Mismatched data types: One rank had type int32, but another rank had type float32.',
-    broadcastRoot: 'Mismatched BROADCAST root ranks: One rank specified root rank 0, but another rank specified root rank 1.',
-    alltoallType: 'Mismatched data types: One rank had type int32, but another rank had type float32.',
-    alltoallDim:
-      'Mismatched ALLTOALL tensor shapes: One rank sent a tensor with dimension 1 equal to 2, but another rank sent a tensor with dimension 1 equal to 3.',
-    reducescatterShape: `Mismatched REDUCESCATTER tensor shapes: One rank sent a tensor of shape [${size}, 2], but another rank sent a tensor of shape [${size}, 3].`,
-    reducescatterType: 'Mismatched data types: One rank had type int32, but another rank had type float32.',
-  };
-}
-
-interface TimelineEvent {
-  readonly name?: string;
-  readonly ph: string;
-  readonly pid?: number;
-  readonly ts?: number;
-  readonly args?: { readonly name?: string; readonly start_time_since_epoch_in_micros?: number };
-}
-
-const argError = (name: string, message: string) => ({ name, code: 'ERR_KOLO_INVALID_ARG', message });
-const unsupported = (message: string) => ({ name: 'UnsupportedError', code: 'KOLO_UNSUPPORTED', message });
-const duplicateText =
-  'Requested to allreduce, allgather, or broadcast a tensor with the same name as another tensor that is currently being processed.  If you want to request another tensor, use a different tensor name';
+import { cast, ranks, zip, sum, json, same, perRankTensor, scatterBlock, mismatch, mismatchTexts, argError, unsupported, duplicateText, type TimelineEvent } from './horovod-expected.js';
 
 describe.each([2, 3, 4])("Horovod's parallel tests on %i ranks", (size) => {
   let job: JobResult;
