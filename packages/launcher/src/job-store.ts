@@ -100,6 +100,15 @@ export class JobStore {
   }
 
   /**
+   * Writes only the engine's failure twins, naming `failed` before anything is claimed: a worker
+   * kolorun sees stopped is named before its peers' engines time out on it and look it up.
+   */
+  async nameSuspect(failed: { rank: number; exit: WorkerExit }): Promise<void> {
+    await this.kv.set(FAILURE_REASON_KEY, describeExit(failed.exit));
+    await this.kv.set(FAILURE_RANK_KEY, String(failed.rank));
+  }
+
+  /**
    * Publishes an elastic generation: the engine's failure twins (so survivors' errors name the
    * worker, by its rank in the generation that just failed), every survivor's assignment under
    * `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g last.

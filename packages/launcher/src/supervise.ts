@@ -5,6 +5,7 @@ import { describeExit, formatFailureReport, formatRemoteFailure, isFailure, type
 import { survivorTopology } from './elastic.js';
 import type { JobStore } from './job-store.js';
 import type { RunningWorker, WorkerExit } from './spawn-workers.js';
+import { isStopped, watchStopped } from './stopped-workers.js';
 
 /** How {@link supervise} stops a job. */
 export interface SuperviseOptions {
@@ -27,6 +28,10 @@ export interface SuperviseOptions {
 }
 
 const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** How often kolorun looks for stopped workers (two looks in a row name one). */
+const stopPollMs = 200;
+/** How kolorun records a worker it found stopped: no process exits by SIGSTOP. */
+const stoppedExit: WorkerExit = { code: null, signal: 'SIGSTOP' };
 /** How long output may still arrive after every worker exited (a grandchild may hold a pipe). */
 const drainCapMs = 2000;
 
@@ -84,11 +89,16 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
       .catch((error: Error) => log(`could not publish elastic generation ${g}: ${error.message}`));
     return true;
   };
-  const onExit = (worker: RunningWorker, exit: WorkerExit): void => {
-    alive.delete(worker);
-    log(`rank ${worker.rank} exited: ${exit.signal ?? exit.code}`);
-    if (!isFailure(exit) || first !== undefined || interrupted !== undefined) return;
-    if (continueElastic(worker, exit)) return;
+  const onExit = (exiting: RunningWorker, exitStatus: WorkerExit): void => {
+    alive.delete(exiting);
+    log(`rank ${exiting.rank} exited: ${exitStatus.signal ?? exitStatus.code}`);
+    if (!isFailure(exitStatus) || first !== undefined || interrupted !== undefined) return;
+    if (continueElastic(exiting, exitStatus)) return;
+    // A stopped worker is why its peers failed: blame it, and kill it (SIGKILL reaches a stopped process).
+    const stopped = [...alive].find((w) => isStopped(w.pid));
+    stopped?.signalGroup('SIGKILL');
+    stopped?.signalGroup('SIGCONT');
+    const [worker, exit] = stopped === undefined ? [exiting, exitStatus] : [stopped, stoppedExit];
     const record: FailureRecord = { rank: worker.rank, exitCode: exit.code, signal: exit.signal, host: worker.host };
     const claimed = store.claimFailure(record).catch(() => false).then(startGrace);
     first = { worker, exit, claimed };
@@ -100,6 +110,12 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   };
   const killAll = (): void => signalAlive('SIGKILL');
 
+  const stopWatch = options.elastic === undefined
+    ? watchStopped(() => alive, stopPollMs, (w) => {
+        log(`rank ${w.rank} is stopped`);
+        store.nameSuspect({ rank: w.rank, exit: stoppedExit }).catch(() => {});
+      })
+    : () => {};
   if (options.handleSignals) for (const s of forwarded) process.on(s, onSignal);
   process.on('exit', killAll);
   if (options.watchOtherNodes) {
@@ -113,6 +129,7 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
     await first?.claimed;
     await published;
   } finally {
+    stopWatch();
     for (const t of timers) clearTimeout(t);
     for (const s of forwarded) process.off(s, onSignal);
     process.off('exit', killAll);
