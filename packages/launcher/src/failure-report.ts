@@ -18,7 +18,8 @@ export const FAILURE_KEY = 'kolo/failure';
 export const STOPPED_CAUSE = 'stopped by SIGSTOP or SIGTSTP and unresponsive';
 
 /**
- * "exit code 3", "killed by signal SIGKILL", or {@link STOPPED_CAUSE} for signal SIGSTOP.
+ * "exit code 3", "killed by signal SIGKILL", or `STOPPED_CAUSE` ("stopped by SIGSTOP or SIGTSTP
+ * and unresponsive") for SIGSTOP.
  *
  * @example
  * ```ts

@@ -19,7 +19,7 @@ const forever = 0xffffffff;
 const printNotice = (line: string): void => void process.stderr.write(`kolorun: ${line}\n`);
 
 /**
- * Listens where {@link storeBindAddress} says. A specific address that cannot be bound (anything
+ * Listens where `storeBindAddress` says. A specific address that cannot be bound (anything
  * but a taken or forbidden port) falls back to the wildcard, with a notice.
  */
 async function hostStore(store: { bind: string; port: number }, advertised: string, secret: string, notice: (line: string) => void): Promise<StoreServer> {
@@ -64,7 +64,7 @@ export class JobStore {
   /**
    * Hosts the store (`plan.store.role === 'host'`) or connects to node 0's, waiting up to
    * `startTimeoutMs` for it. A host binds only the interface other hosts were given (see
-   * {@link storeBindAddress}); when it must listen on every interface, `notice` gets one line
+   * `storeBindAddress`); when it must listen on every interface, `notice` gets one line
    * saying why. Throws {@link LaunchError} with what to fix.
    *
    * @example

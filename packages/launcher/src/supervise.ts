@@ -19,6 +19,7 @@ export interface SuperviseOptions {
   /** Also stop when another node records a failure (multi-node jobs). */
   readonly watchOtherNodes: boolean;
   readonly stderr: Writable;
+  /** Receives one line for each step it takes (signals sent, grace periods, exits). */
   readonly log: (line: string) => void;
   /**
    * Elastic job (`--min-np`): a failure that leaves at least `minNp` workers running publishes a
