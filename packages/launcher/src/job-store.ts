@@ -37,11 +37,33 @@ async function hostStore(store: { bind: string; port: number }, advertised: stri
 }
 
 /** The keys and values both a StoreServer (in process) and a StoreClient offer. */
-interface KeyValue {
+export interface KeyValue {
   set(key: string, value: string): unknown;
   add(key: string, delta: number): bigint | Promise<bigint>;
   get(key: string, options: { timeoutMs: number }): Promise<Buffer>;
   wait(keys: readonly string[], options: { timeoutMs: number }): Promise<void>;
+}
+
+/** The last stderr lines of the first failure, when a wrapper (not kolorun itself) saw them. */
+const FAILURE_TAIL_KEY = 'kolo/failure/stderr';
+
+/**
+ * Records `record` under `kolo/failure` (and `stderrTail`, when given) unless a failure was
+ * recorded first; true when this one was first. Used by kolorun and by the `--mpi` worker wrapper.
+ *
+ * @example
+ * ```ts
+ * await claimFailure(client, { rank: 1, exitCode: 3, signal: null, host: 'node1' });
+ * ```
+ */
+export async function claimFailure(kv: KeyValue, record: FailureRecord, stderrTail?: readonly string[]): Promise<boolean> {
+  if ((await kv.add(claimKey, 1)) !== 1n) return false;
+  if (stderrTail !== undefined) await kv.set(FAILURE_TAIL_KEY, JSON.stringify(stderrTail));
+  await kv.set(FAILURE_KEY, JSON.stringify(record));
+  // Plain-text twins for the native engine, which names the first failing rank in its errors.
+  await kv.set(FAILURE_REASON_KEY, describeExit({ code: record.exitCode, signal: record.signal }));
+  await kv.set(FAILURE_RANK_KEY, String(record.rank));
+  return true;
 }
 
 /**
@@ -90,13 +112,17 @@ export class JobStore {
   }
 
   /** Records `record` under `kolo/failure` unless a failure was recorded first; true when this one was first. */
-  async claimFailure(record: FailureRecord): Promise<boolean> {
-    if ((await this.kv.add(claimKey, 1)) !== 1n) return false;
-    await this.kv.set(FAILURE_KEY, JSON.stringify(record));
-    // Plain-text twins for the native engine, which names the first failing rank in its errors.
-    await this.kv.set(FAILURE_REASON_KEY, describeExit({ code: record.exitCode, signal: record.signal }));
-    await this.kv.set(FAILURE_RANK_KEY, String(record.rank));
-    return true;
+  claimFailure(record: FailureRecord): Promise<boolean> {
+    return claimFailure(this.kv, record);
+  }
+
+  /** The stderr tail the failing worker's `mpi-worker` wrapper stored with its claim (`--mpi` jobs). */
+  async readFailureTail(): Promise<string[]> {
+    try {
+      return JSON.parse((await this.kv.get(FAILURE_TAIL_KEY, { timeoutMs: 0 })).toString('utf8')) as string[];
+    } catch {
+      return [];
+    }
   }
 
   /**
