@@ -40,13 +40,14 @@ class OwnedStore : public KeyValueStore {
 // the one the Gloo transport would use); rank 0 publishes the NCCL id under the engine's prefix.
 std::unique_ptr<Transport> ConnectNccl(RendezvousStore& store, const std::string& prefix,
                                        const std::string& gloo_scope, const std::string& scope,
-                                       const GlooOptions& go, int local_rank) {
+                                       const GlooOptions& go, int local_rank, int gpu_device) {
   gloo::rendezvous::PrefixStore view(prefix + "/" + gloo_scope, store);
   auto control = std::make_unique<GlooTransport>(view, go);
   NcclOptions no;
   no.rank = go.rank;
   no.size = go.size;
   no.local_rank = local_rank;
+  no.gpu_device = gpu_device;
   no.id_key = prefix + "/nccl/" + scope + "/id";
   no.timeout = go.timeout;
   return std::make_unique<NcclTransport>(store, std::move(control), no);
@@ -148,7 +149,8 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   }
 
   const int local_rank = ec.local_rank;
-  Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank]() {
+  const int gpu_device = static_cast<int>(IntField(config, "gpuDevice", -1));
+  Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank, gpu_device]() {
     auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
     Connection c;
     if (use_mpi) {
@@ -163,14 +165,14 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
         return std::unique_ptr<Transport>(new MpiTransport(ranks));
       };
     } else if (use_nccl) {
-      c.transport = ConnectNccl(store->inner(), prefix, "gloo", "world", go, local_rank);
+      c.transport = ConnectNccl(store->inner(), prefix, "gloo", "world", go, local_rank, gpu_device);
       RendezvousStore* shared = &store->inner();
-      c.connect_subset = [shared, go, prefix, local_rank](const std::string& scope,
+      c.connect_subset = [shared, go, prefix, local_rank, gpu_device](const std::string& scope,
                                                           const std::vector<int>& ranks, int rank) {
         GlooOptions sub = go;
         sub.rank = rank;
         sub.size = static_cast<int>(ranks.size());
-        return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank);
+        return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank, gpu_device);
       };
     } else {
       gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
