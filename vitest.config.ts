@@ -34,6 +34,7 @@ export default defineConfig({
           pool: 'forks',
           // npm pack + install + two training jobs: after the other projects, not beside them.
           sequence: { groupOrder: 1 },
+          fileParallelism: false,
           testTimeout: 600_000,
         },
       },
