@@ -135,17 +135,27 @@ export class JobStore {
   }
 
   /**
-   * Publishes an elastic generation: the engine's failure twins (so survivors' errors name the
-   * worker, by its rank in the generation that just failed), every survivor's assignment under
-   * `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g last.
+   * Publishes an elastic generation: after a failure the engine's failure twins (so survivors'
+   * errors name the worker, by its rank in the generation that just failed), every member's
+   * assignment under `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g
+   * last.
    */
-  async publishGeneration(generation: number, assignments: ReadonlyMap<string, ElasticTopology>, failed: { rank: number; exit: WorkerExit }): Promise<void> {
-    await this.kv.set(FAILURE_REASON_KEY, describeExit(failed.exit));
-    await this.kv.set(FAILURE_RANK_KEY, String(failed.rank));
+  async publishGeneration(generation: number, assignments: ReadonlyMap<string, ElasticTopology>, failed?: { rank: number; exit: WorkerExit }): Promise<void> {
+    if (failed !== undefined) await this.nameSuspect(failed);
     for (const [workerId, topology] of assignments) {
       await this.kv.set(`kolo/elastic/gen${generation}/assign/${workerId}`, JSON.stringify(topology));
     }
     await this.kv.set(ELASTIC_GENERATION_KEY, String(generation));
+  }
+
+  /** True once rank 0 of elastic generation `generation` marked it joined (`@kolo/core`'s elastic.run). */
+  async generationReady(generation: number): Promise<boolean> {
+    try {
+      await this.kv.get(`kolo/elastic/gen${generation}/ready`, { timeoutMs: 0 });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The job's first failure, if one was recorded. */

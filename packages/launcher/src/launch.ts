@@ -2,7 +2,7 @@ import { checkElastic } from './elastic.js';
 import { JobStore } from './job-store.js';
 import { LAUNCH_DEFAULTS, type LaunchOptions } from './launch-options.js';
 import { runUnderMpirun } from './mpi-handoff.js';
-import { planJob } from './plan.js';
+import { planJob, type WorkerPlacement } from './plan.js';
 import { checkSshHosts } from './remote-command.js';
 import { spawnWorker, type RunningWorker } from './spawn-workers.js';
 import { supervise } from './supervise.js';
@@ -100,7 +100,13 @@ export async function launch(options: LaunchOptions): Promise<number> {
       killAfterMs: LAUNCH_DEFAULTS.killAfterMs,
       handleSignals: options.handleSignals ?? true,
       watchOtherNodes: (plan.nodes?.nnodes ?? 1) > 1,
-      ...(elastic !== undefined && { elastic: { minNp: elastic.minNp } }),
+      ...(elastic !== undefined && {
+        elastic: {
+          ...elastic,
+          placements: plan.workers,
+          spawn: (placement: WorkerPlacement, extraEnv: Record<string, string>) => spawnWorker({ placement, koloEnv: { ...workerEnv(placement, job), ...extraEnv }, command: options.command, cwd, baseEnv: env, stdout, stderr, outputDir: options.outputDir, tailLines: LAUNCH_DEFAULTS.stderrTailLines, ...(options.ssh !== undefined && { ssh: options.ssh }) }),
+        },
+      }),
       stderr,
       log,
     });
