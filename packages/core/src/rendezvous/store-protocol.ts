@@ -31,12 +31,19 @@
  */
 /** Request opcodes (first byte of a request payload). */
 export const StoreOp = {
+  /** Answers the server's challenge with an HMAC proof of the job secret; the first frame. */
   Auth: 0x01,
+  /** Stores a value under a key. */
   Set: 0x02,
+  /** Waits up to `timeoutMs` for a key and returns its value. */
   Get: 0x03,
+  /** Adds to an integer counter and returns the new value. */
   Add: 0x04,
+  /** Says whether all the given keys exist, without waiting. */
   Check: 0x05,
+  /** Waits up to `timeoutMs` until all the given keys exist. */
   Wait: 0x06,
+  /** Removes a key and says whether it existed. */
   Delete: 0x07,
 } as const;
 /** One of the {@link StoreOp} values. */
