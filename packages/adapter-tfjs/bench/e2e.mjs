@@ -1,9 +1,10 @@
 // End-to-end worker of `npm run bench -- e2e` (driver: drivers/e2e.mjs): examples/tfjs-mnist's
 // model on real MNIST digits, tfjs's pure-JS CPU backend, `model.trainOnBatch` on fixed batches.
-// KOLO_BENCH_E2E_MODE=overhead: one process trains two identical models in alternating rounds,
-// one with the plain Adam optimizer and one with DistributedOptimizer(Adam), and reports the
-// median step time of each. KOLO_BENCH_E2E_MODE=throughput: every rank trains with
-// DistributedOptimizer; rank 0 reports samples/s of the whole job (rounds timed between barriers).
+// KOLO_BENCH_E2E_MODE=overhead: one process trains two identical models step by step in
+// alternation, one with the plain Adam optimizer and one with DistributedOptimizer(Adam), and
+// reports the median wall and CPU time (all threads, so the engine's too) of a step of each.
+// KOLO_BENCH_E2E_MODE=throughput: every rank trains with DistributedOptimizer; rank 0 reports
+// samples/s of the whole job (rounds timed between barriers) and its median CPU time per step.
 import { performance } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs';
 import * as kolo from '@kolo/core';
@@ -29,12 +30,15 @@ function compiled(optimizer) {
   return model;
 }
 
-/** Milliseconds per step over `n` steps of `model`. */
-async function train(model, n) {
+/** Milliseconds per step over `n` steps of `model`; CPU milliseconds of each step into `cpuMs`. */
+async function train(model, n, cpuMs = []) {
   const t0 = performance.now();
   for (let i = 0; i < n; i += 1) {
     const { xs, ys } = batches[i % batches.length];
+    const c0 = process.cpuUsage();
     await model.trainOnBatch(xs, ys);
+    const c = process.cpuUsage(c0);
+    cpuMs.push((c.user + c.system) / 1000);
   }
   return (performance.now() - t0) / n;
 }
@@ -44,33 +48,35 @@ if (mode === 'overhead') {
   const distributed = compiled(new DistributedOptimizer(tf.train.adam(0.001)));
   await train(plain, warmup);
   await train(distributed, warmup);
-  const plainMs = [];
-  const distributedMs = [];
-  // Alternating which goes first spreads the machine's load changes over both.
-  for (let r = 0; r < rounds; r += 1) {
-    if (r % 2 === 0) {
-      plainMs.push(await train(plain, steps));
-      distributedMs.push(await train(distributed, steps));
+  const [plainMs, distributedMs, plainCpuMs, distributedCpuMs] = [[], [], [], []];
+  // Single steps in alternation (and alternating which goes first), so that the machine's load
+  // changes fall on both alike; medians drop the steps that lost the CPU to other processes.
+  for (let i = 0; i < rounds * steps; i += 1) {
+    if (i % 2 === 0) {
+      plainMs.push(await train(plain, 1, plainCpuMs));
+      distributedMs.push(await train(distributed, 1, distributedCpuMs));
     } else {
-      distributedMs.push(await train(distributed, steps));
-      plainMs.push(await train(plain, steps));
+      distributedMs.push(await train(distributed, 1, distributedCpuMs));
+      plainMs.push(await train(plain, 1, plainCpuMs));
     }
   }
-  const row = { mode, np: size, batch, plainMs: median(plainMs), distributedMs: median(distributedMs) };
+  const row = { mode, np: size, batch, plainMs: median(plainMs), distributedMs: median(distributedMs), plainCpuMs: median(plainCpuMs), distributedCpuMs: median(distributedCpuMs) };
   row.overhead = row.distributedMs / row.plainMs - 1;
+  row.cpuOverhead = row.distributedCpuMs / row.plainCpuMs - 1;
   if (rank === 0) console.log(`BENCH ${JSON.stringify(row)}`);
 } else {
   const model = compiled(new DistributedOptimizer(tf.train.adam(0.001 * size)));
   await train(model, warmup);
   const rates = [];
+  const cpuMs = [];
   for (let r = 0; r < rounds; r += 1) {
     await kolo.barrier();
     const t0 = performance.now();
-    await train(model, steps);
+    await train(model, steps, cpuMs);
     await kolo.barrier();
     rates.push((size * batch * steps) / ((performance.now() - t0) / 1000));
   }
   const samplesPerSec = median(rates);
-  if (rank === 0) console.log(`BENCH ${JSON.stringify({ mode, np: size, batch, samplesPerSec, stepMs: (1000 * size * batch) / samplesPerSec })}`);
+  if (rank === 0) console.log(`BENCH ${JSON.stringify({ mode, np: size, batch, samplesPerSec, stepMs: (1000 * size * batch) / samplesPerSec, cpuMs: median(cpuMs) })}`);
 }
 await kolo.shutdown();
