@@ -111,7 +111,7 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   const stopWatch = membership === undefined
     ? watchStopped(() => alive, stopPollMs, (w) => {
         log(`rank ${w.rank} is stopped`);
-        store.nameSuspect({ rank: w.rank, exit: stoppedExit }).catch(() => {});
+        store.recordStopped({ rank: w.rank, exitCode: null, signal: stoppedExit.signal, host: w.host }).catch(() => {});
       })
     : () => {};
   const stopDiscovery = startHostDiscovery(options.elastic, membership, () => alive, (w) => {
