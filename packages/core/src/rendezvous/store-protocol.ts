@@ -50,7 +50,18 @@ export const StoreOp = {
 export type StoreOp = (typeof StoreOp)[keyof typeof StoreOp];
 
 /** Response statuses (first byte of a server payload); CHALLENGE is the server's first frame. */
-export const StoreStatus = { Ok: 0, Timeout: 1, BadRequest: 2, Unauthorized: 3, Challenge: 4 } as const;
+export const StoreStatus = {
+  /** The request succeeded; the result follows. */
+  Ok: 0,
+  /** GET or WAIT ran out of time; no result. */
+  Timeout: 1,
+  /** The frame broke the protocol or a limit; a message follows and the server closes. */
+  BadRequest: 2,
+  /** AUTH failed; a message follows and the server closes. */
+  Unauthorized: 3,
+  /** The server's first frame: a nonce for the client to prove the secret against. */
+  Challenge: 4,
+} as const;
 /** One of the {@link StoreStatus} values. */
 export type StoreStatus = (typeof StoreStatus)[keyof typeof StoreStatus];
 
