@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { survivorTopology, type ElasticTopology } from './elastic.js';
-import { describeExit } from './failure-report.js';
+import { describeExit, isFailure } from './failure-report.js';
 import { isLocalHost } from './hosts.js';
 import type { JobStore } from './job-store.js';
 import type { WorkerPlacement } from './plan.js';
@@ -34,6 +34,8 @@ export class ElasticMembership {
   private published: Promise<void> = Promise.resolve();
   /** After a worker exits 0 the job is finishing: no new workers. */
   private finishing = false;
+  /** Workers host discovery stopped: their exits are planned, not failures. */
+  private readonly removing = new Set<RunningWorker>();
 
   constructor(
     initial: readonly RunningWorker[],
@@ -52,21 +54,45 @@ export class ElasticMembership {
     return this.published;
   }
 
-  /** A worker exited 0: the job is winding down, so discovery adds nobody from now on. */
-  noteSuccess(): void {
-    this.finishing = true;
-  }
-
-  /** Publishes the survivors' generation when `alive` still has `minNp` workers; false otherwise. */
-  onFailure(worker: RunningWorker, exit: WorkerExit, alive: ReadonlySet<RunningWorker>): boolean {
-    if (alive.size < this.options.minNp) return false;
+  /**
+   * Handles a worker's exit in an elastic job: when host discovery removed it, or it failed, and
+   * `minNp` workers are left (and the job is not `stopping` already), publishes the others'
+   * generation and returns true. A worker that exited 0 means the job is winding down, so
+   * discovery adds nobody from then on. False: supervise handles the exit as in any job.
+   */
+  onExit(worker: RunningWorker, exit: WorkerExit, alive: ReadonlySet<RunningWorker>, stopping: boolean): boolean {
+    const removed = this.removing.has(worker);
+    if (!removed && !isFailure(exit)) this.finishing = true;
+    if ((!removed && !isFailure(exit)) || stopping || alive.size < this.options.minNp) return false;
     const g = this.nextGeneration();
     const id = this.ids.get(worker) ?? String(worker.rank);
     const failedRank = this.currentRank.get(id) ?? worker.rank;
     const assignments = this.assign([...alive].map((w) => this.member(w)));
-    this.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) failed: ${describeExit(exit)}; continuing with ${alive.size} worker(s) as elastic generation ${g}\n`);
+    const how = removed ? `removed by host discovery (${describeExit(exit)})` : `failed: ${describeExit(exit)}`;
+    this.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) ${how}; continuing with ${alive.size} worker(s) as elastic generation ${g}\n`);
     this.publish(g, assignments, { rank: failedRank, exit });
     return true;
+  }
+
+  /**
+   * Stops (SIGTERM) the newest workers on hosts that host discovery now lists with fewer slots
+   * than they run (or not at all), never leaving fewer than `minNp`; their exits then publish the
+   * next generation (see {@link onExit}). Returns the workers stopped.
+   */
+  shrink(hosts: ReadonlyMap<string, number>, alive: ReadonlySet<RunningWorker>): RunningWorker[] {
+    const staying = [...alive].filter((w) => !this.removing.has(w));
+    const newestFirst = (a: RunningWorker, b: RunningWorker): number => Number(this.ids.get(b)) - Number(this.ids.get(a));
+    const excess: RunningWorker[] = [];
+    for (const host of new Set(staying.map((w) => w.host))) {
+      const onHost = staying.filter((w) => w.host === host).sort(newestFirst);
+      excess.push(...onHost.slice(0, Math.max(0, onHost.length - (hosts.get(host) ?? 0))));
+    }
+    const removed = excess.sort(newestFirst).slice(0, Math.max(0, staying.length - this.options.minNp));
+    for (const w of removed) {
+      this.removing.add(w);
+      w.signalGroup('SIGTERM');
+    }
+    return removed;
   }
 
   /**

@@ -80,9 +80,9 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   const onExit = (exiting: RunningWorker, exitStatus: WorkerExit): void => {
     alive.delete(exiting);
     log(`rank ${exiting.rank} exited: ${exitStatus.signal ?? exitStatus.code}`);
-    if (!isFailure(exitStatus)) membership?.noteSuccess();
-    if (!isFailure(exitStatus) || first !== undefined || interrupted !== undefined) return;
-    if (membership?.onFailure(exiting, exitStatus, alive)) return;
+    const stopping = first !== undefined || interrupted !== undefined;
+    if (membership?.onExit(exiting, exitStatus, alive, stopping)) return;
+    if (!isFailure(exitStatus) || stopping) return;
     first = blameFailure(exiting, exitStatus, alive, store);
     void first.claimed.then(startGrace);
   };

@@ -72,7 +72,17 @@ describe('ElasticMembership.grow', () => {
     const notReady = new ElasticMembership(initial, { minNp: 1, maxNp: 4, placements, spawn }, fakeStore(false, []), quiet, () => {});
     expect(await notReady.grow(new Map([['localhost', 4]]), new Set(initial))).toEqual([]);
     const finishing = new ElasticMembership(initial, { minNp: 1, maxNp: 4, placements, spawn }, fakeStore(true, []), quiet, () => {});
-    finishing.noteSuccess();
+    expect(finishing.onExit(worker(5, 'localhost'), { code: 0, signal: null }, new Set(initial), false)).toBe(false);
     expect(await finishing.grow(new Map([['localhost', 4]]), new Set(initial))).toEqual([]);
+  });
+
+  it('stops the newest workers on hosts listed with fewer slots, never below --min-np', () => {
+    const signals: [number, string][] = [];
+    const w = (rank: number, host: string): RunningWorker => ({ ...worker(rank, host), signalGroup: (signal) => (signals.push([rank, String(signal)]), true) });
+    const initial = [w(0, 'a'), w(1, 'a'), w(2, 'b'), w(3, 'b')];
+    const membership = new ElasticMembership(initial, { minNp: 2, maxNp: 4, placements }, fakeStore(true, []), quiet, () => {});
+    expect(membership.shrink(new Map([['a', 1], ['b', 2]]), new Set(initial)).map((x) => x.rank)).toEqual([1]);
+    expect(membership.shrink(new Map([['a', 1]]), new Set(initial)).map((x) => x.rank)).toEqual([3]);
+    expect(signals).toEqual([[1, 'SIGTERM'], [3, 'SIGTERM']]);
   });
 });
