@@ -22,13 +22,22 @@ const model = tf.sequential({
   ],
 });
 model.compile({ optimizer: new DistributedOptimizer(tf.train.sgd(0.05)), loss: 'categoricalCrossentropy' });
+/** A full collection, twice around a macrotask so V8's ArrayBuffer sweeping has finished. */
+async function collect() {
+  globalThis.gc?.();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  globalThis.gc?.();
+}
+
+await collect();
 const t0 = performance.now();
 for (let step = 1; step <= steps; step += 1) {
   const { xs, ys } = batches[step % batches.length];
   const loss = await model.trainOnBatch(xs, ys);
   if (step % every === 0) {
-    globalThis.gc?.();
-    console.log(`BENCH ${JSON.stringify({ rank, step, loss, seconds: (performance.now() - t0) / 1000, ...(await processSample()) })}`);
+    const seconds = (performance.now() - t0) / 1000;
+    await collect();
+    console.log(`BENCH ${JSON.stringify({ rank, step, loss, seconds, gc: typeof globalThis.gc === 'function', ...(await processSample()) })}`);
   }
 }
 await kolo.shutdown();
