@@ -108,12 +108,11 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   workers.forEach(track);
   if (workers.length === 0) allExited();
 
-  const stopWatch = membership === undefined
-    ? watchStopped(() => alive, stopPollMs, (w) => {
-        log(`rank ${w.rank} is stopped`);
-        store.recordStopped({ rank: w.rank, exitCode: null, signal: stoppedExit.signal, host: w.host }).catch(() => {});
-      })
-    : () => {};
+  const stopWatch = watchStopped(() => alive, stopPollMs, (w) => {
+    log(`rank ${w.rank} is stopped`);
+    if (membership !== undefined) return void timers.push(membership.onStopped(w));
+    store.recordStopped({ rank: w.rank, exitCode: null, signal: stoppedExit.signal, host: w.host }).catch(() => {});
+  });
   const stopDiscovery = startHostDiscovery(options.elastic, membership, () => alive, (w) => {
     all.push(w);
     track(w);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ElasticMembership } from '../src/elastic-membership.js';
+import { stoppedKillMsOf } from '../src/elastic.js';
 import { discoverHosts, parseDiscoveredHosts } from '../src/host-discovery.js';
 import type { JobStore } from '../src/job-store.js';
 import { parseCommandLine } from '../src/options.js';
@@ -84,5 +85,9 @@ describe('ElasticMembership.grow', () => {
     expect(membership.shrink(new Map([['a', 1], ['b', 2]]), new Set(initial)).map((x) => x.rank)).toEqual([1]);
     expect(membership.shrink(new Map([['a', 1]]), new Set(initial)).map((x) => x.rank)).toEqual([3]);
     expect(signals).toEqual([[1, 'SIGTERM'], [3, 'SIGTERM']]);
+  });
+
+  it('lets a stopped worker stay stopped for the engine timeout the workers get', () => {
+    expect([stoppedKillMsOf({ KOLO_TIMEOUT_SECONDS: '5' }), stoppedKillMsOf({ HOROVOD_GLOO_TIMEOUT_SECONDS: '0.5' }), stoppedKillMsOf({}), stoppedKillMsOf({ KOLO_TIMEOUT_SECONDS: 'x' })]).toEqual([5000, 500, 30_000, 30_000]);
   });
 });

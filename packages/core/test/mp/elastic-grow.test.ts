@@ -113,4 +113,17 @@ describe('elastic membership changes', () => {
     final.weights.forEach((w, i) => expect(w).toBeCloseTo(expectedWeights(final.sums)[i] as number, 12));
     expect(job.results.get('final')?.has(3)).toBe(false);
   });
+
+  it('kills a worker that stays SIGSTOPped for the engine timeout, and the other 3 finish', { timeout: 120_000 }, async () => {
+    const job = await runGrow(4, undefined, {
+      KOLO_TEST_VICTIM: '3', KOLO_TEST_VICTIM_STEP: '10', KOLO_TEST_VICTIM_SIGNAL: 'SIGSTOP', KOLO_TEST_FINAL_SIZE: '3', KOLO_TEST_STEPS: '20',
+      KOLO_TIMEOUT_SECONDS: '3', KOLO_TEST_TIMEOUT_MS: '3000',
+    });
+    const dump = `stdout:\n${job.stdout}\nstderr:\n${job.stderr}`;
+    expect(job.code, dump).toBe(0);
+    expect(job.stderr).toMatch(/kolorun: rank 3 \(pid \d+\) stayed stopped for 3 s; killing it\nkolorun: rank 3 \(pid \d+\) failed: killed by signal SIGKILL; continuing with 3 worker\(s\) as elastic generation 1\n/);
+    for (const id of [0, 1, 2]) expect(job.results.get('start.2')?.get(id), dump).toEqual({ step: 10, size: 3, generation: 1 });
+    const final = sharedFinal(job, [0, 1, 2], dump);
+    expect(runs(final.sums)).toEqual([[4, 10], [3, 10]]);
+  });
 });
