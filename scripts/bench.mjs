@@ -22,7 +22,13 @@ const drivers = {
 };
 if (Object.hasOwn(drivers, process.argv[2] ?? '')) {
   const { main } = await import(pathToFileURL(drivers[process.argv[2]]).href);
-  process.exit(await main(process.argv.slice(3)));
+  process.exit(
+    await main(process.argv.slice(3)).catch((error) => {
+      if (error?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && error?.code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw error;
+      console.error(`${process.argv[2]}: ${error.message}`);
+      return 2;
+    }),
+  );
 }
 const { values, positionals } = parseArgs({
   allowPositionals: true,
