@@ -1,6 +1,7 @@
-// The API reference (`npm run docs` → docs/api, not committed; test/packaging/api-docs.test.ts
-// builds it on every `npm test`). One module per public package, from each package's entry
-// points; any validation warning, an undocumented export above all, fails the build.
+// The API reference: `npm run docs` writes docs/api (generated, not committed);
+// test/packaging/api-docs.test.ts converts and validates it without the HTML on every `npm test`.
+// One module per public package, from each package's entry points; any validation warning, an
+// undocumented export above all, fails the build.
 import { OptionDefaults } from 'typedoc';
 
 const validation = { notExported: true, invalidLink: true, invalidPath: true, notDocumented: true, rewrittenLink: true, unusedMergeModuleWith: true };
