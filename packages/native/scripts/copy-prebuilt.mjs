@@ -3,7 +3,7 @@
 // the triple and that the addon links only the system libraries the loader can name a Debian
 // package for. Usage: node ../../scripts/copy-prebuilt.mjs linux-x64-gnu
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,6 +37,9 @@ const runpaths = [...dynamic.matchAll(/\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?p
 const foreign = runpaths.filter((p) => !p.startsWith('/usr/lib/') && !p.startsWith('/lib/'));
 if (foreign.length > 0) stop(`${source} has a run path outside the system (${foreign.join(', ')}); rebuild without it`);
 
-copyFileSync(source, target);
-execFileSync('strip', ['--strip-unneeded', target]);
+// Stripped under a temporary name and renamed into place, so concurrent packs never see half a file.
+const staging = `${target}.${process.pid}.tmp`;
+copyFileSync(source, staging);
+execFileSync('strip', ['--strip-unneeded', staging]);
+renameSync(staging, target);
 console.log(`copy-prebuilt: ${target} (links ${needed.join(', ')})`);
