@@ -5,9 +5,8 @@
 import { OptionDefaults } from 'typedoc';
 
 const validation = { notExported: true, invalidLink: true, invalidPath: true, notDocumented: true, rewrittenLink: true, unusedMergeModuleWith: true };
-// Every exported symbol and every method needs TSDoc. Properties are documented by convention
-// (STYLE.md) but not enforced yet: some packages still have undocumented fields.
-const requiredToBeDocumented = ['Enum', 'EnumMember', 'Variable', 'Function', 'Class', 'Interface', 'Method', 'Accessor', 'TypeAlias'];
+// Every exported symbol, method and property needs TSDoc (STYLE.md).
+const requiredToBeDocumented = ['Enum', 'EnumMember', 'Variable', 'Function', 'Class', 'Interface', 'Method', 'Accessor', 'TypeAlias', 'Property'];
 
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {

@@ -9,7 +9,9 @@ import { isStopped } from './stopped-workers.js';
 
 /** How supervise() runs an elastic job: its bounds, and how to start workers host discovery adds. */
 export interface ElasticSupervision {
+  /** Fewest workers the job may continue with (`--min-np`). */
   readonly minNp: number;
+  /** Most workers the job may grow to (`--max-np`). */
   readonly maxNp: number;
   /** The job's first placements: where a worker added on a known host binds. */
   readonly placements: readonly WorkerPlacement[];

@@ -16,11 +16,17 @@ export interface ElasticOptions {
 
 /** A worker's place in one elastic generation, as workers read it from the store. */
 export interface ElasticTopology {
+  /** Rank in the new generation. */
   readonly rank: number;
+  /** Number of workers in the new generation. */
   readonly size: number;
+  /** Index among the generation's workers on the same host. */
   readonly localRank: number;
+  /** Number of the generation's workers on this host. */
   readonly localSize: number;
+  /** Index of this worker's host among the generation's hosts. */
   readonly crossRank: number;
+  /** Number of hosts in the generation. */
   readonly crossSize: number;
 }
 

@@ -2,9 +2,13 @@ import type { WorkerExit } from './spawn-workers.js';
 
 /** The first failure of a job, as stored under the `kolo/failure` key (JSON). */
 export interface FailureRecord {
+  /** Rank of the worker that failed first. */
   readonly rank: number;
+  /** Its exit code, or null when a signal ended it. */
   readonly exitCode: number | null;
+  /** The signal that ended it, or null. */
   readonly signal: string | null;
+  /** The host it ran on. */
   readonly host: string;
 }
 

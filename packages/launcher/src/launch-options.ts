@@ -73,7 +73,9 @@ export interface LaunchOptions {
 
 /** Defaults of {@link LaunchOptions}, in one place. */
 export const LAUNCH_DEFAULTS = {
+  /** Seconds ssh hosts (or node 0) get to answer, in ms: `--start-timeout 30`. */
   startTimeoutMs: 30_000,
+  /** After a failure, ms the other workers get to exit on their own: `--grace-period 10`. */
   gracePeriodMs: 10_000,
   /** Between SIGTERM (or a forwarded signal) and SIGKILL. */
   killAfterMs: 5_000,

@@ -8,9 +8,13 @@ import { UsageError } from './usage-error.js';
 
 /** Where one worker runs and which ranks it gets. */
 export interface WorkerPlacement {
+  /** Global rank, 0 … size-1. */
   readonly rank: number;
+  /** Number of workers in the job. */
   readonly size: number;
+  /** Index among the workers on the same host. */
   readonly localRank: number;
+  /** Number of workers on this host. */
   readonly localSize: number;
   /** Index of this worker's host among the job's hosts (Horovod: the node index). */
   readonly crossRank: number;
@@ -26,13 +30,29 @@ export interface WorkerPlacement {
 
 /** The resolved job: placements, store role and credentials. */
 export interface JobPlan {
+  /** Every worker this launcher starts, in rank order. */
   readonly workers: readonly WorkerPlacement[];
   /** `host`: this launcher runs the store on `bind:port` (0 = ephemeral); `join`: node 0 runs it. */
-  readonly store: { readonly role: 'host'; readonly bind: string; readonly port: number } | { readonly role: 'join' };
+  readonly store:
+    | {
+        /** This launcher hosts the store. */
+        readonly role: 'host';
+        /** Address the store listens on. */
+        readonly bind: string;
+        /** Port it listens on; 0 picks a free one. */
+        readonly port: number;
+      }
+    | {
+        /** Node 0's launcher hosts the store; this one connects to it. */
+        readonly role: 'join';
+      };
   /** Address workers (and other launchers) use to reach the store. */
   readonly storeAddr: string;
+  /** The per-job secret every store client proves (`KOLO_JOB_SECRET`). */
   readonly secret: string;
+  /** Names the job in store keys and temporary files (`KOLO_JOB_ID`). */
   readonly jobId: string;
+  /** The multi-node settings (`--nnodes`), or undefined for a single-launcher job. */
   readonly nodes: MultiNodeOptions | undefined;
 }
 

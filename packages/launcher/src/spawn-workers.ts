@@ -8,22 +8,31 @@ import { sshArgs, type SshOptions } from './remote-command.js';
 
 /** Exit status of one worker: exactly one of the two is non-null. */
 export interface WorkerExit {
+  /** Exit code, or null when a signal ended the process. */
   readonly code: number | null;
+  /** The signal that ended the process, or null. */
   readonly signal: NodeJS.Signals | null;
 }
 
 /** How to start one worker and where its output goes. */
 export interface WorkerSpec {
+  /** Where the worker runs and its ranks. */
   readonly placement: WorkerPlacement;
   /** The worker's `KOLO_*` variables. */
   readonly koloEnv: Readonly<Record<string, string>>;
+  /** The worker command and its arguments. */
   readonly command: readonly string[];
+  /** Working directory (remote workers `cd` to it). */
   readonly cwd: string;
   /** The launcher's environment, inherited by local workers (remote ones get only `koloEnv`). */
   readonly baseEnv: NodeJS.ProcessEnv;
+  /** Where the worker's tagged stdout lines go. */
   readonly stdout: Writable;
+  /** Where the worker's tagged stderr lines go. */
   readonly stderr: Writable;
+  /** `--output-filename`: also write raw output under `<dir>/rank.<r>/`. */
   readonly outputDir: string | undefined;
+  /** How many of the last stderr lines to keep for the failure report. */
   readonly tailLines: number;
   /** Port and identity file for remote workers' ssh. */
   readonly ssh?: SshOptions;
@@ -31,7 +40,9 @@ export interface WorkerSpec {
 
 /** A started worker. */
 export interface RunningWorker {
+  /** The worker's rank at start (its elastic worker id). */
   readonly rank: number;
+  /** The host it runs on, as the user named it. */
   readonly host: string;
   /** Local pid (of ssh for remote workers); undefined when the spawn failed. */
   readonly pid: number | undefined;

@@ -11,6 +11,7 @@ import { watchStopped } from './stopped-workers.js';
 
 /** How {@link supervise} stops a job. */
 export interface SuperviseOptions {
+  /** The job's store, where the first failure is recorded. */
   readonly store: JobStore;
   /** After the first failure, how long the others may take to exit on their own. */
   readonly gracePeriodMs: number;
@@ -20,6 +21,7 @@ export interface SuperviseOptions {
   readonly handleSignals: boolean;
   /** Also stop when another node records a failure (multi-node jobs). */
   readonly watchOtherNodes: boolean;
+  /** Where the failure report and notices go. */
   readonly stderr: Writable;
   /** Receives one line for each step it takes (signals sent, grace periods, exits). */
   readonly log: (line: string) => void;

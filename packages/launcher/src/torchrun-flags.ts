@@ -65,7 +65,14 @@ function nproc(text: string): number {
  * torchrunOptions({ nprocPerNode: '2', nnodes: '1:1' }); // { np: 2, nnodes: '1', nodeRank: '0' }
  * ```
  */
-export function torchrunOptions(opts: Record<string, string | boolean | undefined>): { np?: number; nnodes?: string; nodeRank?: string } {
+export function torchrunOptions(opts: Record<string, string | boolean | undefined>): {
+  /** Workers on this node, from `--nproc-per-node`. */
+  np?: number;
+  /** Number of nodes, from `--nnodes` (`1` for `--standalone`). */
+  nnodes?: string;
+  /** This node's index, from `--node-rank` (`0` for a one-node job). */
+  nodeRank?: string;
+} {
   const text = opts.nprocPerNode as string | undefined;
   if (text !== undefined && opts.np !== undefined) {
     throw new UsageError('Expected either -np or --nproc-per-node but received both; pass one of them');

@@ -30,6 +30,7 @@ export class UsageError extends Error {
  * ```
  */
 export class LaunchError extends Error {
+  /** Stable machine-readable code. */
   readonly code = 'KOLO_LAUNCH';
 
   constructor(message: string, options?: { cause?: unknown }) {

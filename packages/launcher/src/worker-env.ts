@@ -5,9 +5,13 @@ import { torchrunEnv } from './torchrun-flags.js';
 
 /** What every worker of a job shares. */
 export interface JobEnvironment {
+  /** Address workers reach the store at (`KOLO_STORE_ADDR`). */
   readonly storeAddr: string;
+  /** Port of the store (`KOLO_STORE_PORT`). */
   readonly storePort: number;
+  /** The job secret (`KOLO_JOB_SECRET`); remote workers get it on stdin. */
   readonly secret: string;
+  /** The job id (`KOLO_JOB_ID`). */
   readonly jobId: string;
   /** `KOLO_TRANSPORT`: the transport chosen with `--gloo`; unset lets the engine choose. */
   readonly transport?: string;
