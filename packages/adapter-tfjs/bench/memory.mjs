@@ -29,6 +29,9 @@ async function collect() {
   globalThis.gc?.();
 }
 
+// Node creates process.stdout on first use, and for a terminal (mpirun gives ranks a pty) that
+// reopens it as a second descriptor: create it now so that it is not counted as a new one.
+process.stdout.write('');
 await collect();
 const t0 = performance.now();
 for (let step = 1; step <= steps; step += 1) {
