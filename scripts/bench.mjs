@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// npm run bench -- <name> [--np N] [--transport gloo,mpi] [--baseline mpi-c,gloo-cc]
-// Runs packages/core/bench/<name>.mjs once per transport (Gloo under kolorun, MPI under mpirun)
+// npm run bench -- <name> [--np N] [--transport shm,gloo,mpi] [--baseline mpi-c,gloo-cc]
+// Runs packages/core/bench/<name>.mjs once per transport (shm: Kolo's default path under kolorun,
+// shared memory on one host; gloo: the same with KOLO_SHM=0; mpi: under mpirun)
 // and, for allreduce, the C/C++ baselines in packages/core/bench/baselines (Open MPI's
 // MPI_Allreduce at default settings; raw Gloo over TCP), then prints the nccl-tests style tables
 // side by side with the ratio of the first column's bus bandwidth to each other column's.
@@ -17,7 +18,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     np: { type: 'string', default: '2' },
-    transport: { type: 'string', default: 'gloo' },
+    transport: { type: 'string', default: 'shm' },
     baseline: { type: 'string', default: '' },
   },
 });
@@ -32,7 +33,12 @@ const transports = values.transport.split(',').map((t) => t.trim());
 const launcher = join(root, 'packages', 'launcher', 'dist', 'cli.js');
 
 function run(transport) {
-  const env = { ...process.env, KOLO_TRANSPORT: transport, KOLO_BENCH_JSON: '1' };
+  const env = {
+    ...process.env,
+    KOLO_TRANSPORT: transport === 'shm' ? 'gloo' : transport,
+    KOLO_SHM: transport === 'shm' ? '1' : '0',
+    KOLO_BENCH_JSON: '1',
+  };
   const command =
     transport === 'mpi'
       ? ['mpirun', ['--oversubscribe', '-np', values.np, process.execPath, script], { ...env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' }]

@@ -265,8 +265,10 @@ Response Coordinator::Construct(const std::string& name, const Pending& pending)
 
 ResponseList Coordinator::Compute(const std::vector<RequestList>& lists, int64_t now_ms) {
   ResponseList out;
+  out.quiet = true;
   for (const RequestList& list : lists) {
     out.shutdown = out.shutdown || list.shutdown;
+    out.quiet = out.quiet && list.requests.empty();
     for (const Request& req : list.requests) {
       if (req.type == RequestType::kJoin) {
         if (!joined_[req.rank]) {

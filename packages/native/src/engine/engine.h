@@ -69,6 +69,11 @@ struct Connection {
   std::function<std::unique_ptr<Transport>(const std::string& scope,
                                            const std::vector<int>& ranks, int rank)>
       connect_subset;
+  // Connects the ranks of this host for the hierarchical allreduce's per-host stage; when empty,
+  // connect_subset does.
+  std::function<std::unique_ptr<Transport>(const std::string& scope,
+                                           const std::vector<int>& ranks, int rank)>
+      connect_local;
 };
 
 // The ranks one collective runs over: everyone (process set 0) or a registered process set.
@@ -94,7 +99,11 @@ class Engine {
   ~Engine();  // requests shutdown and joins the thread
 
   // Queues entries (all or none). Fails at once if shut down or a name is already in flight.
-  Status Enqueue(std::vector<EntryPtr> entries);
+  // With `wake` false, an idle background thread notices them at the next Wake() (or its idle
+  // wake-up), so a caller can submit a burst that negotiates and fuses in one cycle.
+  Status Enqueue(std::vector<EntryPtr> entries, bool wake = true);
+  // Starts a cycle now if the background thread is idle.
+  void Wake();
   // Asks every rank to stop after the current cycle. Idempotent; returns immediately.
   void RequestShutdown();
   // Waits for the background thread to exit.
@@ -143,6 +152,7 @@ class Engine {
   std::string timeline_path_;
   bool timeline_mark_cycles_ = false;
   bool joined_ = false;
+  bool last_cycle_quiet_ = true;
   std::map<int32_t, Group> groups_;  // background thread only
   Hierarchy hierarchy_;
   std::mutex sets_mu_;
@@ -151,6 +161,7 @@ class Engine {
   // Wakes an idle background thread when work or a shutdown request arrives.
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
+  bool wake_pending_ = false;  // under wake_mu_
   std::mutex state_mu_;
   bool stopped_ = false;
   Status final_status_;

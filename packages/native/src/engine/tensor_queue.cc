@@ -52,6 +52,16 @@ std::vector<EntryPtr> TensorQueue::TakeAll() {
   return out;
 }
 
+bool TensorQueue::HasUnsent() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !unsent_.empty();
+}
+
+size_t TensorQueue::Unsent() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unsent_.size();
+}
+
 size_t TensorQueue::InFlight() {
   std::lock_guard<std::mutex> lock(mu_);
   return table_.size();

@@ -37,6 +37,9 @@ class TensorQueue {
   EntryPtr Take(const std::string& name);
   std::vector<EntryPtr> TakeAll();
   size_t InFlight();
+  // Requests queued since the last PopRequests.
+  bool HasUnsent();
+  size_t Unsent();
 
  private:
   std::mutex mu_;
