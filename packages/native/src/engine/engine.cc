@@ -32,7 +32,10 @@ const char* TransportActivity(RequestType type) {
 }  // namespace
 
 Engine::Engine(EngineConfig config, Connector connect, CompletionSink* sink)
-    : config_(config), connect_(std::move(connect)), sink_(sink) {
+    : config_(config),
+      connect_(std::move(connect)),
+      sink_(sink),
+      cache_(config.response_cache_capacity) {
   if (!config_.timeline_path.empty()) SetTimeline(config_.timeline_path, config_.timeline_mark_cycles);
   thread_ = std::thread([this] { Run(); });
 }
@@ -211,23 +214,6 @@ bool Engine::RunCycle() {
   sink_->EndOfCycle();
   if (!responses.abort_message.empty()) throw StallAbort(responses.abort_message, responses.abort_rank);
   return !responses.shutdown;
-}
-
-ResponseList Engine::Negotiate(RequestList mine) {
-  Transport& t = *connection_.transport;
-  std::vector<std::vector<char>> all = t.GatherToRoot(Serialize(mine));
-  std::vector<char> out;
-  if (config_.rank == 0) {
-    std::vector<RequestList> lists;
-    for (const auto& bytes : all) lists.push_back(ParseRequestList(bytes));
-    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::steady_clock::now().time_since_epoch())
-                               .count();
-    out = Serialize(coordinator_->Compute(lists, now_ms));
-    std::string warning = coordinator_->TakeWarning();
-    if (!warning.empty()) std::fprintf(stderr, "Kolo WARNING: %s\n", warning.c_str());
-  }
-  return ParseResponseList(t.BroadcastFromRoot(std::move(out)));
 }
 
 void Engine::Fail(std::vector<EntryPtr> entries, const Status& status) {

@@ -14,6 +14,7 @@
 
 #include "engine/coordinator.h"
 #include "engine/kv_store.h"
+#include "engine/response_cache.h"
 #include "engine/tensor_queue.h"
 #include "transport/transport.h"
 
@@ -36,6 +37,9 @@ struct EngineConfig {
   StallConfig stall;
   std::string timeline_path;  // empty: no timeline (only rank 0 writes one)
   bool timeline_mark_cycles = false;
+  // Names negotiated once are later agreed by a one-byte vote (Horovod's response cache);
+  // 0 disables the cache.
+  size_t response_cache_capacity = 1024;
 };
 
 // The coordinator ended the job (a stall past its shutdown time).
@@ -117,6 +121,9 @@ class Engine {
   bool RunCycle();
   void WaitForWork();
   ResponseList Negotiate(RequestList mine);
+  ResponseList NegotiateFully(RequestList mine);
+  std::vector<char> CastVotes(const std::vector<Request>& requests, std::vector<Request>& uncached,
+                              int64_t now_ms);
   void Perform(const Response& response);
   void ApplyTimelineRequest();
   void Phase(const std::vector<EntryPtr>& entries, const char* activity);
@@ -153,6 +160,8 @@ class Engine {
   bool timeline_mark_cycles_ = false;
   bool joined_ = false;
   bool last_cycle_quiet_ = true;
+  ResponseCache cache_;
+  std::map<size_t, int64_t> pending_hits_;  // cache index -> when this rank submitted it (ms)
   std::map<int32_t, Group> groups_;  // background thread only
   Hierarchy hierarchy_;
   std::mutex sets_mu_;

@@ -43,6 +43,13 @@ EntryPtr TensorQueue::Take(const std::string& name) {
   return e;
 }
 
+std::optional<Request> TensorQueue::Find(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = table_.find(name);
+  if (it == table_.end()) return std::nullopt;
+  return it->second->request;
+}
+
 std::vector<EntryPtr> TensorQueue::TakeAll() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<EntryPtr> out;
