@@ -33,6 +33,7 @@ class Coordinator {
 
   // Names some ranks submitted that are still waiting for others, for stall reports.
   std::vector<std::string> PendingNames() const;
+  bool HasPending() const { return !table_.empty(); }
 
  private:
   struct Pending {

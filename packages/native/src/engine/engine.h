@@ -161,7 +161,8 @@ class Engine {
   bool joined_ = false;
   bool last_cycle_quiet_ = true;
   ResponseCache cache_;
-  std::map<size_t, int64_t> pending_hits_;  // cache index -> when this rank submitted it (ms)
+  std::map<size_t, int64_t> pending_hits_;
+  int64_t last_full_negotiation_ms_ = 0;  // cache index -> when this rank submitted it (ms)
   std::map<int32_t, Group> groups_;  // background thread only
   Hierarchy hierarchy_;
   std::mutex sets_mu_;

@@ -20,6 +20,9 @@ constexpr size_t kVoteHeader = 3;
 // A cached request still unmatched after this long is sent in full, so the coordinator's stall
 // inspector sees it and names the ranks that never submitted it.
 constexpr int64_t kHitPatienceMs = 1000;
+// While names wait at the coordinator, it runs at least this often so its stall inspector can
+// warn (and end the job) even when no rank sends anything new.
+constexpr int64_t kStallPollMs = 100;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -63,7 +66,9 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
     }
   }
   for (size_t index : stale) vote(index, CacheVote::kEvict);
-  const bool need_full = !uncached.empty() || joined_ || shutdown_requested_;
+  const bool stall_poll = coordinator_ && coordinator_->HasPending() &&
+                          now_ms - last_full_negotiation_ms_ >= kStallPollMs;
+  const bool need_full = !uncached.empty() || joined_ || shutdown_requested_ || stall_poll;
   votes[kNeedFullByte] = need_full ? 0 : 1;
   votes[kQuietByte] = requests.empty() ? 1 : 0;
   votes[kCacheOnByte] = timeline_.active() ? 0 : 1;
@@ -124,6 +129,7 @@ ResponseList Engine::Negotiate(RequestList mine) {
 }
 
 ResponseList Engine::NegotiateFully(RequestList mine) {
+  last_full_negotiation_ms_ = NowMs();
   Transport& t = *connection_.transport;
   std::vector<std::vector<char>> all = t.GatherToRoot(Serialize(mine));
   std::vector<char> out;
