@@ -27,6 +27,17 @@ export default defineConfig({
           testTimeout: 180_000,
         },
       },
+      {
+        test: {
+          name: 'packaging',
+          include: ['test/packaging/**/*.test.ts'],
+          pool: 'forks',
+          // npm pack + install + two training jobs: after the other projects, not beside them.
+          sequence: { groupOrder: 1 },
+          fileParallelism: false,
+          testTimeout: 600_000,
+        },
+      },
     ],
   },
 });

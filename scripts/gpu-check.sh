@@ -30,21 +30,14 @@ ngpus=$(grep -c '^GPU ' <<<"$gpus")
 say "$ngpus GPU(s):"
 echo "$gpus"
 
-dir=${KOLO_NCCL_DIR:-/opt/kolo-nccl}
-have_wheels() {
-  [[ -f $dir/nvidia/nccl/include/nccl.h && -f $dir/nvidia/cuda_runtime/include/cuda_runtime.h &&
-     -f $dir/nvidia/cuda_nvcc/include/crt/host_config.h && -f $dir/nvidia/cuda_cccl/include/nv/target ]]
-}
+source scripts/lib/nccl-wheels.sh
 if [[ -z ${KOLO_NCCL_HOME:-} ]]; then
-  if have_wheels; then
-    say "using the wheels already in $dir"
-  elif python3 -m pip install --quiet --upgrade --target "$dir" nvidia-nccl-cu12 \
-      nvidia-cuda-runtime-cu12 nvidia-cuda-nvcc-cu12 nvidia-cuda-cccl-cu12; then
-    say "installed the NCCL and CUDA wheels into $dir"
+  dir=${KOLO_NCCL_DIR:-/opt/kolo-nccl}
+  if nccl_wheels "$dir"; then
+    say "using the NCCL and CUDA wheels in $dir"
   else
-    say "could not install the wheels; relying on an existing NCCL/CUDA" >&2
+    say "could not install the wheels into $dir; relying on an existing NCCL/CUDA" >&2
   fi
-  if have_wheels; then export KOLO_NCCL_HOME=$dir; fi
 fi
 say "KOLO_NCCL_HOME=${KOLO_NCCL_HOME:-} KOLO_CUDA_HOME=${KOLO_CUDA_HOME:-}"
 

@@ -16,8 +16,11 @@ export interface JobResult {
   elapsedMs: number;
 }
 
-/** How a job's workers are started: Kolo's launcher (Gloo), or Open MPI's mpirun (MPI transport). */
-export type Launcher = 'kolorun' | 'mpirun';
+/**
+ * How a job's workers are started: Kolo's launcher (Gloo), Open MPI's mpirun (MPI transport), or
+ * `kolorun --mpi`, which hosts the store and hands the job to mpirun.
+ */
+export type Launcher = 'kolorun' | 'mpirun' | 'kolorun-mpi';
 
 /** What {@link runJob} accepts besides the world size and the worker. */
 export type RunJobOptions = { args?: string[]; env?: Record<string, string>; timeoutMs?: number; launcherArgs?: string[]; launcher?: Launcher };
@@ -38,7 +41,7 @@ export function runJob(
     mpi ? 'mpirun' : process.execPath,
     mpi
       ? ['--oversubscribe', '--tag-output', '-np', String(np), ...(options.launcherArgs ?? []), ...command]
-      : [kolorun, '-np', String(np), ...(options.launcherArgs ?? []), ...command],
+      : [kolorun, ...(options.launcher === 'kolorun-mpi' ? ['--mpi'] : []), '-np', String(np), ...(options.launcherArgs ?? []), ...command],
     {
       env: { ...process.env, ...(mpi ? { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } : {}), ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

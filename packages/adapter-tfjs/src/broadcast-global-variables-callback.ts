@@ -23,6 +23,7 @@ export class BroadcastGlobalVariablesCallback extends Callback {
     this.root = expectInteger(root, { name: 'root', min: 0 });
   }
 
+  /** Broadcasts `root`'s weights and optimizer state before the first batch (called by `model.fit`). */
   override async onTrainBegin(): Promise<void> {
     await broadcastModel(this.model, this.root);
     const optimizer = this.model.optimizer;

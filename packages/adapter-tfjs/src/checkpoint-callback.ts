@@ -39,6 +39,7 @@ export class CheckpointCallback extends Callback {
     this.keep = expectInteger(o.keep ?? 2, { name: 'keep', min: 1 });
   }
 
+  /** Saves the checkpoint of `epoch` on rank 0 and keeps the newest `keep` (called by `model.fit`). */
   override async onEpochEnd(epoch: number): Promise<void> {
     await saveCheckpoint(this.model, { directory: this.directory, epoch, keep: this.keep });
   }

@@ -22,3 +22,4 @@ export * from './restore-checkpoint.js';
 export * from './checkpoint-callback.js';
 export type { LatestCheckpoint } from './checkpoint-layout.js';
 export * from './pin-gpu.js';
+export * from './tfjs-state.js';

@@ -41,7 +41,11 @@ const keys = ['initialLr', 'multiplier', 'startEpoch', 'endEpoch', 'staircase', 
  * ```
  */
 export class LearningRateScheduleCallback extends Callback {
-  protected readonly schedule: Required<Omit<LearningRateScheduleOptions, 'stepsPerEpoch'>> & { multiplier: (epoch: number) => number };
+  /** The validated options, with a constant multiplier turned into its per-epoch function. */
+  protected readonly schedule: Required<Omit<LearningRateScheduleOptions, 'stepsPerEpoch'>> & {
+    /** The learning-rate multiplier at a (fractional) epoch. */
+    multiplier: (epoch: number) => number;
+  };
   protected stepsPerEpoch: number | undefined;
   private currentEpoch = 0;
   private restoreMomentum: number | undefined;
@@ -65,6 +69,7 @@ export class LearningRateScheduleCallback extends Callback {
     this.stepsPerEpoch = o.stepsPerEpoch === undefined ? undefined : expectInteger(o.stepsPerEpoch, { name: 'stepsPerEpoch', min: 1 });
   }
 
+  /** Learns the steps per epoch from `fit`'s parameters when the schedule is smooth (called by `model.fit`). */
   override async onTrainBegin(): Promise<void> {
     if (this.schedule.staircase || this.stepsPerEpoch !== undefined) return;
     const { steps, samples, batchSize } = this.params as { steps?: number | null; samples?: number | null; batchSize?: number | null };
@@ -73,10 +78,12 @@ export class LearningRateScheduleCallback extends Callback {
     else throw invalidArgument({ what: 'stepsPerEpoch (fit did not report steps or samples)', name: 'stepsPerEpoch', value: undefined });
   }
 
+  /** Records the epoch that begins (called by `model.fit`). */
   override async onEpochBegin(epoch: number): Promise<void> {
     this.currentEpoch = epoch;
   }
 
+  /** Sets the learning rate for this batch, and scales momentum with it when asked (called by `model.fit`). */
   override async onBatchBegin(batch: number): Promise<void> {
     const { startEpoch, endEpoch, staircase } = this.schedule;
     if (this.currentEpoch < startEpoch || this.currentEpoch >= endEpoch) return;
@@ -84,12 +91,14 @@ export class LearningRateScheduleCallback extends Callback {
     else if (!staircase) this.adjust(this.currentEpoch + batch / (this.stepsPerEpoch ?? 1));
   }
 
+  /** Restores the momentum that `onBatchBegin` scaled for one step (called by `model.fit`). */
   override async onBatchEnd(): Promise<void> {
     if (this.restoreMomentum === undefined) return;
     setMomentum(this.model.optimizer, this.restoreMomentum);
     this.restoreMomentum = undefined;
   }
 
+  /** Adds the current learning rate to the epoch's logs as `lr` (called by `model.fit`). */
   override async onEpochEnd(_epoch: number, logs?: { [key: string]: number | Tensor }): Promise<void> {
     if (logs != null) logs['lr'] = getLearningRate(this.model.optimizer);
   }

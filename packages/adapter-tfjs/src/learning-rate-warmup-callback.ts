@@ -64,6 +64,7 @@ export class LearningRateWarmupCallback extends LearningRateScheduleCallback {
     return (1 / size()) * ((e * (size() - 1)) / this.warmupEpochs + 1);
   }
 
+  /** Logs `lr` and, with `verbose`, prints the rate reached at the end of the warmup (called by `model.fit`). */
   override async onEpochEnd(epoch: number, logs?: { [key: string]: number | Tensor }): Promise<void> {
     await super.onEpochEnd(epoch, logs);
     if (epoch === this.schedule.endEpoch - 1 && this.verbose > 0) {

@@ -17,6 +17,7 @@ type EpochLogs = { [key: string]: number | Tensor };
  * ```
  */
 export class MetricAverageCallback extends Callback {
+  /** Replaces every value in `logs` with its average over all ranks (called by `model.fit`). */
   override async onEpochEnd(_epoch: number, logs?: EpochLogs): Promise<void> {
     if (logs == null) return;
     const keys = Object.keys(logs).sort();

@@ -10,7 +10,12 @@ import { checkOptions, expectInteger, invalidArgument, isInitialized, rank, size
  * ```
  */
 export interface ShardableDataset {
-  iterator(): Promise<{ filter(predicate: (value: never) => boolean): unknown }>;
+  /** A fresh iterator over the elements; only its `filter` is used. */
+  iterator(): Promise<{
+    /** An iterator over the elements for which `predicate` is true. */
+    filter(predicate: (value: never) => boolean): unknown;
+  }>;
+  /** The number of elements, or null when unknown. */
   readonly size: number | null;
 }
 

@@ -65,6 +65,10 @@ export class SyncBatchNormalization extends batchNormalizationClass() {
     this.commScope = expectOneOf(commScope ?? 'global', { name: 'commScope', choices: ['global', 'local'] });
   }
 
+  /**
+   * In training, normalizes with the mean and variance over every rank's batch (one allreduce) and
+   * updates the moving statistics; in inference, behaves as BatchNormalization.
+   */
   override call(inputs: Tensor | Tensor[], kwargs: { [key: string]: unknown }): Tensor | Tensor[] {
     if (kwargs['training'] !== true) return super.call(inputs, kwargs);
     const x = Array.isArray(inputs) ? (inputs[0] as Tensor) : inputs;
@@ -89,6 +93,7 @@ export class SyncBatchNormalization extends batchNormalizationClass() {
     return y;
   }
 
+  /** BatchNormalization's config plus `commScope`, so saved models load with the same scope. */
   override getConfig(): serialization.ConfigDict {
     return { ...super.getConfig(), commScope: this.commScope };
   }

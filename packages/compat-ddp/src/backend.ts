@@ -3,7 +3,7 @@ import { invalidArgument, UnsupportedError } from '@kolo/core';
 /**
  * A torch.distributed backend name. `gloo` and `mpi` run on Kolo's engine over the transport of
  * the same name; `nccl` is accepted by name and refused at `initProcessGroup` (see
- * {@link transportOf}).
+ * `transportOf`).
  *
  * @example
  * ```ts

@@ -5,8 +5,13 @@ import { UsageError } from './usage-error.js';
 export interface ElasticOptions {
   /** Fewer workers left than this fails the job. */
   readonly minNp: number;
-  /** Most workers the job may have (no scale-up yet, so only checked against `-np`). */
+  /** Most workers the job may have: host discovery adds workers up to this many. */
   readonly maxNp: number;
+  /**
+   * `--host-discovery-script`: a command kolorun runs every second; it prints the available hosts
+   * as `host:slots` lines (horovodrun's format), and free slots get new workers up to `maxNp`.
+   */
+  readonly hostDiscoveryScript?: string;
 }
 
 /** A worker's place in one elastic generation, as workers read it from the store. */

@@ -12,7 +12,14 @@ export interface FailureRecord {
 export const FAILURE_KEY = 'kolo/failure';
 
 /**
- * "exit code 3" or "killed by signal SIGKILL".
+ * What kolorun reports for a worker it found stopped (state T) when its peers failed. No process
+ * exits by SIGSTOP, so `signal: 'SIGSTOP'` in a {@link FailureRecord} means exactly this.
+ */
+export const STOPPED_CAUSE = 'stopped by SIGSTOP or SIGTSTP and unresponsive';
+
+/**
+ * "exit code 3", "killed by signal SIGKILL", or `STOPPED_CAUSE` ("stopped by SIGSTOP or SIGTSTP
+ * and unresponsive") for SIGSTOP.
  *
  * @example
  * ```ts
@@ -20,6 +27,7 @@ export const FAILURE_KEY = 'kolo/failure';
  * ```
  */
 export function describeExit(exit: { readonly code: number | null; readonly signal: string | null }): string {
+  if (exit.signal === 'SIGSTOP') return STOPPED_CAUSE;
   return exit.signal !== null ? `killed by signal ${exit.signal}` : `exit code ${exit.code}`;
 }
 

@@ -6,13 +6,6 @@ import { UsageError } from './usage-error.js';
 export const horovodValueFlags: readonly string[] = ['--network-interface', '--network-interfaces', '--timeline-filename'];
 
 /**
- * What `--mpi` (or `transport: 'mpi'`) fails with: the engine's MPI transport needs processes
- * started by mpirun's process manager, which kolorun does not provide.
- */
-export const mpiUnavailableMessage =
-  'Expected --gloo but received --mpi: the MPI transport is not available to kolorun jobs in this build (MPI workers must be started by mpirun, where Kolo picks MPI itself); use --gloo (the default)';
-
-/**
  * Adds horovodrun's transport, network and timeline flags to kolorun's command.
  *
  * @example
@@ -23,7 +16,7 @@ export const mpiUnavailableMessage =
 export function addHorovodFlags(cmd: Command): Command {
   return cmd
     .option('--gloo', 'run the workers over Gloo (the default; sets KOLO_TRANSPORT=gloo)')
-    .option('--mpi', 'run the workers over MPI (not available to kolorun jobs; use mpirun)')
+    .option('--mpi', 'hand the job to mpirun and run the workers over MPI (needs Open MPI or MPICH)')
     .option('--network-interface <nic>', 'network interface the workers use, e.g. eth0 (sets KOLO_IFACE)')
     .option('--network-interfaces <list>', 'as horovodrun: comma-separated interfaces; the first one is used')
     .option('--timeline-filename <path>', 'rank 0 writes a Chrome-trace timeline there (sets KOLO_TIMELINE)');
@@ -71,15 +64,28 @@ export function horovodOptions(
 }
 
 /**
- * Throws {@link UsageError} for a transport this build cannot run; returns the one to record.
+ * Throws {@link UsageError} for a transport kolorun cannot launch, or one that contradicts the
+ * other options; returns the one to record.
  *
  * @example
  * ```ts
- * checkTransport('gloo'); // 'gloo'
+ * checkTransport('mpi'); // 'mpi'
  * ```
  */
-export function checkTransport(transport: unknown): 'gloo' | undefined {
+export function checkTransport(
+  transport: unknown,
+  options: Pick<LaunchOptions, 'nodes' | 'elastic' | 'gpus'> = {},
+): 'gloo' | 'mpi' | undefined {
   if (transport === undefined || transport === 'gloo') return transport;
-  if (transport === 'mpi') throw new UsageError(mpiUnavailableMessage);
-  throw new UsageError(`Expected 'gloo' for transport but received ${JSON.stringify(transport)}; pass --gloo or nothing`);
+  if (transport !== 'mpi') {
+    throw new UsageError(`Expected 'gloo' or 'mpi' for transport but received ${JSON.stringify(transport)}; pass --gloo, --mpi or nothing`);
+  }
+  const clash = options.nodes !== undefined ? '--nnodes' : options.elastic !== undefined ? '--min-np/--max-np' : options.gpus !== undefined ? '--gpus' : undefined;
+  if (clash !== undefined) {
+    const why = clash === '--gpus'
+      ? 'mpirun starts the workers, so kolorun cannot set their CUDA_VISIBLE_DEVICES; each worker uses its local rank\'s GPU (or KOLO_GPU_DEVICE)'
+      : 'mpirun places every worker itself, from -H or --hostfile';
+    throw new UsageError(`Expected --mpi without ${clash} but received both: ${why}; drop ${clash} or use --gloo`);
+  }
+  return 'mpi';
 }

@@ -19,7 +19,7 @@ const forever = 0xffffffff;
 const printNotice = (line: string): void => void process.stderr.write(`kolorun: ${line}\n`);
 
 /**
- * Listens where {@link storeBindAddress} says. A specific address that cannot be bound (anything
+ * Listens where `storeBindAddress` says. A specific address that cannot be bound (anything
  * but a taken or forbidden port) falls back to the wildcard, with a notice.
  */
 async function hostStore(store: { bind: string; port: number }, advertised: string, secret: string, notice: (line: string) => void): Promise<StoreServer> {
@@ -37,11 +37,33 @@ async function hostStore(store: { bind: string; port: number }, advertised: stri
 }
 
 /** The keys and values both a StoreServer (in process) and a StoreClient offer. */
-interface KeyValue {
+export interface KeyValue {
   set(key: string, value: string): unknown;
   add(key: string, delta: number): bigint | Promise<bigint>;
   get(key: string, options: { timeoutMs: number }): Promise<Buffer>;
   wait(keys: readonly string[], options: { timeoutMs: number }): Promise<void>;
+}
+
+/** The last stderr lines of the first failure, when a wrapper (not kolorun itself) saw them. */
+const FAILURE_TAIL_KEY = 'kolo/failure/stderr';
+
+/**
+ * Records `record` under `kolo/failure` (and `stderrTail`, when given) unless a failure was
+ * recorded first; true when this one was first. Used by kolorun and by the `--mpi` worker wrapper.
+ *
+ * @example
+ * ```ts
+ * await claimFailure(client, { rank: 1, exitCode: 3, signal: null, host: 'node1' });
+ * ```
+ */
+export async function claimFailure(kv: KeyValue, record: FailureRecord, stderrTail?: readonly string[]): Promise<boolean> {
+  if ((await kv.add(claimKey, 1)) !== 1n) return false;
+  if (stderrTail !== undefined) await kv.set(FAILURE_TAIL_KEY, JSON.stringify(stderrTail));
+  await kv.set(FAILURE_KEY, JSON.stringify(record));
+  // Plain-text twins for the native engine, which names the first failing rank in its errors.
+  await kv.set(FAILURE_REASON_KEY, describeExit({ code: record.exitCode, signal: record.signal }));
+  await kv.set(FAILURE_RANK_KEY, String(record.rank));
+  return true;
 }
 
 /**
@@ -64,7 +86,7 @@ export class JobStore {
   /**
    * Hosts the store (`plan.store.role === 'host'`) or connects to node 0's, waiting up to
    * `startTimeoutMs` for it. A host binds only the interface other hosts were given (see
-   * {@link storeBindAddress}); when it must listen on every interface, `notice` gets one line
+   * `storeBindAddress`); when it must listen on every interface, `notice` gets one line
    * saying why. Throws {@link LaunchError} with what to fix.
    *
    * @example
@@ -90,27 +112,50 @@ export class JobStore {
   }
 
   /** Records `record` under `kolo/failure` unless a failure was recorded first; true when this one was first. */
-  async claimFailure(record: FailureRecord): Promise<boolean> {
-    if ((await this.kv.add(claimKey, 1)) !== 1n) return false;
-    await this.kv.set(FAILURE_KEY, JSON.stringify(record));
-    // Plain-text twins for the native engine, which names the first failing rank in its errors.
-    await this.kv.set(FAILURE_REASON_KEY, describeExit({ code: record.exitCode, signal: record.signal }));
-    await this.kv.set(FAILURE_RANK_KEY, String(record.rank));
-    return true;
+  claimFailure(record: FailureRecord): Promise<boolean> {
+    return claimFailure(this.kv, record);
+  }
+
+  /** The stderr tail the failing worker's `mpi-worker` wrapper stored with its claim (`--mpi` jobs). */
+  async readFailureTail(): Promise<string[]> {
+    try {
+      return JSON.parse((await this.kv.get(FAILURE_TAIL_KEY, { timeoutMs: 0 })).toString('utf8')) as string[];
+    } catch {
+      return [];
+    }
   }
 
   /**
-   * Publishes an elastic generation: the engine's failure twins (so survivors' errors name the
-   * worker, by its rank in the generation that just failed), every survivor's assignment under
-   * `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g last.
+   * Writes only the engine's failure twins, naming `failed` before anything is claimed: a worker
+   * kolorun sees stopped is named before its peers' engines time out on it and look it up.
    */
-  async publishGeneration(generation: number, assignments: ReadonlyMap<string, ElasticTopology>, failed: { rank: number; exit: WorkerExit }): Promise<void> {
+  async nameSuspect(failed: { rank: number; exit: WorkerExit }): Promise<void> {
     await this.kv.set(FAILURE_REASON_KEY, describeExit(failed.exit));
     await this.kv.set(FAILURE_RANK_KEY, String(failed.rank));
+  }
+
+  /**
+   * Publishes an elastic generation: after a failure the engine's failure twins (so survivors'
+   * errors name the worker, by its rank in the generation that just failed), every member's
+   * assignment under `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g
+   * last.
+   */
+  async publishGeneration(generation: number, assignments: ReadonlyMap<string, ElasticTopology>, failed?: { rank: number; exit: WorkerExit }): Promise<void> {
+    if (failed !== undefined) await this.nameSuspect(failed);
     for (const [workerId, topology] of assignments) {
       await this.kv.set(`kolo/elastic/gen${generation}/assign/${workerId}`, JSON.stringify(topology));
     }
     await this.kv.set(ELASTIC_GENERATION_KEY, String(generation));
+  }
+
+  /** True once rank 0 of elastic generation `generation` marked it joined (`@kolo/core`'s elastic.run). */
+  async generationReady(generation: number): Promise<boolean> {
+    try {
+      await this.kv.get(`kolo/elastic/gen${generation}/ready`, { timeoutMs: 0 });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The job's first failure, if one was recorded. */

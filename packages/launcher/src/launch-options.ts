@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { ElasticOptions } from './elastic.js';
 import type { HostSlots } from './hosts.js';
+import type { SshOptions } from './remote-command.js';
 
 /** A torchrun-style multi-node job: one launcher per node, no ssh. */
 export interface MultiNodeOptions {
@@ -37,10 +38,18 @@ export interface LaunchOptions {
   /** Print the placement and lifecycle events to stderr. `--verbose`. */
   readonly verbose?: boolean;
   /**
-   * Transport the workers must use, recorded in their `KOLO_TRANSPORT`. `--gloo` / `--mpi`;
-   * `mpi` is refused because this build has no MPI transport. Default: the engine's choice (Gloo).
+   * Transport the workers must use, recorded in their `KOLO_TRANSPORT`. `--gloo` / `--mpi`.
+   * With `mpi`, kolorun hosts the store and hands the job to `mpirun` (which starts the workers,
+   * locally or over its own ssh), as horovodrun does. Default: the engine's choice (Gloo).
    */
   readonly transport?: 'gloo' | 'mpi';
+  /** Port and identity file for ssh to remote hosts. `-p/--ssh-port`, `-i/--ssh-identity-file`. */
+  readonly ssh?: SshOptions;
+  /**
+   * One GPU per worker through `CUDA_VISIBLE_DEVICES`: `'auto'` gives each worker its local rank,
+   * a list gives local rank i the i-th entry. Unset leaves the variable alone. `--gpus`.
+   */
+  readonly gpus?: 'auto' | readonly number[];
   /** Network interface the workers' transport binds, as `KOLO_IFACE` (e.g. `eth0`). `--network-interface`. */
   readonly networkInterface?: string;
   /** Chrome-trace timeline file rank 0 writes, as `KOLO_TIMELINE`. `--timeline-filename`. */

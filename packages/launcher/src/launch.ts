@@ -1,7 +1,8 @@
 import { checkElastic } from './elastic.js';
 import { JobStore } from './job-store.js';
 import { LAUNCH_DEFAULTS, type LaunchOptions } from './launch-options.js';
-import { planJob } from './plan.js';
+import { runUnderMpirun } from './mpi-handoff.js';
+import { planJob, type WorkerPlacement } from './plan.js';
 import { checkSshHosts } from './remote-command.js';
 import { spawnWorker, type RunningWorker } from './spawn-workers.js';
 import { supervise } from './supervise.js';
@@ -37,9 +38,10 @@ export async function launch(options: LaunchOptions): Promise<number> {
   const elastic = options.elastic === undefined ? undefined : checkElastic(options.elastic, options.np);
 
   const remoteHosts = [...new Set(plan.workers.filter((w) => w.remote).map((w) => w.host))];
-  if (remoteHosts.length > 0) {
+  // Under --mpi, mpirun reaches the hosts itself (with the same ssh options).
+  if (remoteHosts.length > 0 && options.transport !== 'mpi') {
     log(`checking ssh to ${remoteHosts.join(', ')}`);
-    await checkSshHosts(remoteHosts, startTimeoutMs);
+    await checkSshHosts(remoteHosts, startTimeoutMs, options.ssh);
   }
   const store = await JobStore.open(plan, startTimeoutMs);
   try {
@@ -53,7 +55,20 @@ export async function launch(options: LaunchOptions): Promise<number> {
       ...(options.networkInterface !== undefined && { iface: options.networkInterface }),
       ...(options.timelineFilename !== undefined && { timeline: options.timelineFilename }),
       ...(elastic !== undefined && { elastic: true }),
+      ...(options.gpus !== undefined && { gpus: options.gpus }),
     };
+    if (options.transport === 'mpi') {
+      const jobEnv = {
+        KOLO_STORE_ADDR: job.storeAddr,
+        KOLO_STORE_PORT: String(job.storePort),
+        KOLO_JOB_SECRET: job.secret,
+        KOLO_JOB_ID: job.jobId,
+        KOLO_TRANSPORT: 'mpi',
+        ...(job.iface !== undefined && { KOLO_IFACE: job.iface }),
+        ...(job.timeline !== undefined && { KOLO_TIMELINE: job.timeline }),
+      };
+      return await runUnderMpirun({ options, plan, store, jobEnv, env, stdout, stderr, log });
+    }
     const cwd = options.cwd ?? process.cwd();
     const workers: RunningWorker[] = [];
     for (const placement of plan.workers) {
@@ -69,6 +84,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
         stderr,
         outputDir: options.outputDir,
         tailLines: LAUNCH_DEFAULTS.stderrTailLines,
+        ...(options.ssh !== undefined && { ssh: options.ssh }),
         });
       } catch (error) {
         for (const w of workers) w.signalGroup('SIGKILL');
@@ -84,7 +100,13 @@ export async function launch(options: LaunchOptions): Promise<number> {
       killAfterMs: LAUNCH_DEFAULTS.killAfterMs,
       handleSignals: options.handleSignals ?? true,
       watchOtherNodes: (plan.nodes?.nnodes ?? 1) > 1,
-      ...(elastic !== undefined && { elastic: { minNp: elastic.minNp } }),
+      ...(elastic !== undefined && {
+        elastic: {
+          ...elastic,
+          placements: plan.workers,
+          spawn: (placement: WorkerPlacement, extraEnv: Record<string, string>) => spawnWorker({ placement, koloEnv: { ...workerEnv(placement, job), ...extraEnv }, command: options.command, cwd, baseEnv: env, stdout, stderr, outputDir: options.outputDir, tailLines: LAUNCH_DEFAULTS.stderrTailLines, ...(options.ssh !== undefined && { ssh: options.ssh }) }),
+        },
+      }),
       stderr,
       log,
     });

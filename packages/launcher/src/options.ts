@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { deviceAndSshValueFlags, gpusOf, sshOptionsOf } from './device-and-ssh-flags.js';
 import { checkElastic } from './elastic.js';
 import { addHorovodFlags, horovodOptions, horovodValueFlags } from './horovod-flags.js';
 import { parseHostList, readHostfile, type HostSlots } from './hosts.js';
@@ -9,7 +10,7 @@ import { UsageError } from './usage-error.js';
 const example = 'e.g. kolorun -np 2 node train.js';
 /** Flags that take a value, so the argv scan below can find the first positional. */
 const valueFlags = new Set(['-n', '--np', '-H', '--hosts', '--hostfile', '--start-timeout', '--output-filename',
-  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port', '--min-np', '--max-np', ...horovodValueFlags, ...torchrunValueFlags]);
+  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port', '--min-np', '--max-np', '--host-discovery-script', ...horovodValueFlags, ...torchrunValueFlags, ...deviceAndSshValueFlags]);
 
 /** Rewrites Open MPI/Horovod spellings (`-np 2`, `--num-proc 2`, `-hostfile f`) before commander sees them. */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -58,7 +59,11 @@ function program(): Command {
     .option('--master-addr <address>', "address of node 0's store (also advertised in -H jobs)")
     .option('--master-port <port>', "port of node 0's store")
     .option('--min-np <count>', 'elastic: keep training while at least this many workers are left')
-    .option('--max-np <count>', 'elastic: most workers the job may have (default -np)');
+    .option('--max-np <count>', 'elastic: most workers the job may have (default -np)')
+    .option('--host-discovery-script <script>', 'elastic: run every second; prints host:slots lines, free slots get new workers up to --max-np')
+    .option('-p, --ssh-port <port>', 'ssh port of the remote hosts (-H/--hostfile)')
+    .option('-i, --ssh-identity-file <path>', 'private key ssh uses for the remote hosts')
+    .option('--gpus <auto|list>', 'one GPU per worker via CUDA_VISIBLE_DEVICES: auto = local rank, or e.g. 0,1,2,3');
   return addTorchrunFlags(addHorovodFlags(cmd))
     .argument('[command...]', 'worker command and its arguments')
     .passThroughOptions()
@@ -67,10 +72,11 @@ function program(): Command {
 }
 
 function elasticOf(opts: Record<string, string | undefined>, np: number): Pick<LaunchOptions, 'elastic'> {
-  if (opts.minNp === undefined && opts.maxNp === undefined) return {};
+  if (opts.minNp === undefined && opts.maxNp === undefined && opts.hostDiscoveryScript === undefined) return {};
   const minNp = opts.minNp === undefined ? np : integer(opts.minNp, '--min-np', 1, 'e.g. --min-np 2');
   const maxNp = opts.maxNp === undefined ? np : integer(opts.maxNp, '--max-np', 1, 'e.g. --max-np 4');
-  return { elastic: checkElastic({ minNp, maxNp }, np) };
+  const script = opts.hostDiscoveryScript;
+  return { elastic: { ...checkElastic({ minNp, maxNp }, np), ...(script !== undefined && { hostDiscoveryScript: script }) } };
 }
 
 function hostsOf(opts: Record<string, string | undefined>): HostSlots[] | undefined {
@@ -124,9 +130,13 @@ export function parseCommandLine(argv: readonly string[]): LaunchOptions {
   if (port !== undefined && port > 65535) {
     throw new UsageError(`Expected a port from 1 to 65535 for --master-port but received "${opts.masterPort}"`);
   }
+  const ssh = sshOptionsOf(cmd.opts<Record<string, string | boolean | undefined>>());
+  const gpus = gpusOf(opts);
   return {
     command,
     np,
+    ...(ssh !== undefined && { ssh }),
+    ...(gpus !== undefined && { gpus }),
     ...(hosts && { hosts }),
     ...(multi !== undefined && {
       nodes: {

@@ -66,6 +66,7 @@ export class LinePrefixer {
     this.prefix = Buffer.from(prefix, 'utf8');
   }
 
+  /** Writes the lines that `chunk` completes, each with the prefix. */
   push(chunk: Buffer): void {
     this.write(this.splitter.push(chunk));
   }
@@ -100,6 +101,7 @@ export class LineTail {
 
   constructor(private readonly count: number) {}
 
+  /** Keeps the lines that `chunk` completes, dropping the oldest beyond the count. */
   push(chunk: Buffer): void {
     for (const line of this.splitter.push(chunk)) this.keep(line.toString('utf8'));
   }

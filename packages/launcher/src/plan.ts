@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { visibleDevice } from './device-and-ssh-flags.js';
 import { checkTransport } from './horovod-flags.js';
 import { isLocalHost, type HostSlots } from './hosts.js';
 import type { LaunchOptions, MultiNodeOptions } from './launch-options.js';
@@ -129,8 +130,14 @@ export function planJob(options: LaunchOptions, env: NodeJS.ProcessEnv): JobPlan
   if (!Array.isArray(options.command) || options.command.length === 0) {
     throw new UsageError('Expected a command to run after the options but received nothing; e.g. kolorun -np 2 node train.js');
   }
-  checkTransport(options.transport);
-  if (options.nodes !== undefined) return planNodes(options, options.nodes, env);
+  checkTransport(options.transport, options);
+  const plan = options.nodes !== undefined ? planNodes(options, options.nodes, env) : planHosts(options, env);
+  // A --gpus list too short for some host fails here, before anything starts.
+  for (const w of plan.workers) visibleDevice(options.gpus, w.localRank, w.localSize);
+  return plan;
+}
+
+function planHosts(options: LaunchOptions, env: NodeJS.ProcessEnv): JobPlan {
   const hosts = options.hosts ?? [{ host: 'localhost', slots: options.np }];
   const placed = placeWorkers(hosts, options.np);
   const local = placed.every((w) => !w.remote);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { LinePrefixer, LineTail } from './output-prefix.js';
 import type { WorkerPlacement } from './plan.js';
-import { sshArgs } from './remote-command.js';
+import { sshArgs, type SshOptions } from './remote-command.js';
 
 /** Exit status of one worker: exactly one of the two is non-null. */
 export interface WorkerExit {
@@ -25,6 +25,8 @@ export interface WorkerSpec {
   readonly stderr: Writable;
   readonly outputDir: string | undefined;
   readonly tailLines: number;
+  /** Port and identity file for remote workers' ssh. */
+  readonly ssh?: SshOptions;
 }
 
 /** A started worker. */
@@ -43,7 +45,8 @@ export interface RunningWorker {
   signalGroup(signal: NodeJS.Signals | 0): boolean;
 }
 
-function pipeStream(source: Readable, prefixer: LinePrefixer, file: WriteStream | undefined, tail?: LineTail): Promise<void> {
+/** Copies `source` into the prefixed stream, the raw file (if any) and the tail (if any); resolves when all is written. */
+export function pipeStream(source: Readable, prefixer: LinePrefixer, file: WriteStream | undefined, tail?: LineTail): Promise<void> {
   return new Promise((resolve) => {
     source.on('data', (chunk: Buffer) => {
       prefixer.push(chunk);
@@ -59,7 +62,8 @@ function pipeStream(source: Readable, prefixer: LinePrefixer, file: WriteStream 
   });
 }
 
-function outputFiles(dir: string | undefined, rank: number): [WriteStream, WriteStream] | [] {
+/** `<dir>/rank.<rank>/stdout` and `stderr` write streams for `--output-filename`; none without a dir. */
+export function outputFiles(dir: string | undefined, rank: number): [WriteStream, WriteStream] | [] {
   if (dir === undefined) return [];
   const rankDir = join(dir, `rank.${rank}`);
   mkdirSync(rankDir, { recursive: true });
@@ -81,7 +85,7 @@ export function spawnWorker(spec: WorkerSpec): RunningWorker {
   const { placement, command } = spec;
   const rank = placement.rank;
   const [program, args, env] = placement.remote
-    ? ['ssh', sshArgs(placement.host, spec.cwd, spec.koloEnv, command), spec.baseEnv]
+    ? ['ssh', sshArgs(placement.host, spec.cwd, spec.koloEnv, command, spec.ssh), spec.baseEnv]
     : [command[0] as string, command.slice(1), { ...spec.baseEnv, ...spec.koloEnv }];
   const child = spawn(program, args, {
     cwd: spec.cwd,

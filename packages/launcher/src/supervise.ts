@@ -1,10 +1,13 @@
 import { constants } from 'node:os';
 import type { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeExit, formatFailureReport, formatRemoteFailure, isFailure, type FailureRecord } from './failure-report.js';
-import { survivorTopology } from './elastic.js';
+import { ElasticMembership, type ElasticSupervision } from './elastic-membership.js';
+import { blameFailure, stoppedExit, type BlamedFailure } from './blame-failure.js';
+import { startHostDiscovery } from './elastic-discovery.js';
+import { formatFailureReport, formatRemoteFailure, isFailure } from './failure-report.js';
 import type { JobStore } from './job-store.js';
 import type { RunningWorker, WorkerExit } from './spawn-workers.js';
+import { watchStopped } from './stopped-workers.js';
 
 /** How {@link supervise} stops a job. */
 export interface SuperviseOptions {
@@ -18,22 +21,28 @@ export interface SuperviseOptions {
   /** Also stop when another node records a failure (multi-node jobs). */
   readonly watchOtherNodes: boolean;
   readonly stderr: Writable;
+  /** Receives one line for each step it takes (signals sent, grace periods, exits). */
   readonly log: (line: string) => void;
   /**
    * Elastic job (`--min-np`): a failure that leaves at least `minNp` workers running publishes a
-   * new generation for them instead of stopping the job.
+   * new generation for them instead of stopping the job; host discovery may add workers.
    */
-  readonly elastic?: { readonly minNp: number };
+  readonly elastic?: ElasticSupervision;
 }
 
 const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** How long output may still arrive after every worker exited (a grandchild may hold a pipe). */
 const drainCapMs = 2000;
+/** How often kolorun looks for stopped workers (two looks in a row name one). */
+const stopPollMs = 200;
+
 
 /**
- * Waits for every worker. On the first failure it records `kolo/failure` in the store, gives the
- * others `gracePeriodMs` to exit, then SIGTERM, then SIGKILL; forwarded signals skip the grace.
- * Prints the failure report and resolves to kolorun's exit code.
+ * Waits for every worker (including any host discovery adds). On the first failure it records
+ * `kolo/failure` in the store, gives the others `gracePeriodMs` to exit, then SIGTERM, then
+ * SIGKILL; forwarded signals skip the grace. A worker found stopped (SIGSTOP) when another fails
+ * is the one blamed, and is killed at once. Prints the failure report and resolves to kolorun's
+ * exit code.
  *
  * @example
  * ```ts
@@ -43,9 +52,10 @@ const drainCapMs = 2000;
  */
 export async function supervise(workers: readonly RunningWorker[], options: SuperviseOptions): Promise<number> {
   const { store, log } = options;
-  const alive = new Set(workers);
+  const all = [...workers];
+  const alive = new Set<RunningWorker>();
   const timers: NodeJS.Timeout[] = [];
-  let first: { worker: RunningWorker; exit: WorkerExit; claimed: Promise<unknown> } | undefined;
+  let first: BlamedFailure | undefined;
   let interrupted: NodeJS.Signals | undefined;
   let graceStarted = false;
   let killScheduled = false;
@@ -66,32 +76,15 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
     log(`giving ${alive.size} worker(s) ${options.gracePeriodMs} ms to exit`);
     timers.push(setTimeout(() => terminate('SIGTERM'), options.gracePeriodMs));
   };
-  let generation = 0;
-  let published: Promise<void> = Promise.resolve();
-  /** Worker id (its first rank) → its rank in the current elastic generation. */
-  const currentRank = new Map(workers.map((w) => [String(w.rank), w.rank]));
-  const continueElastic = (worker: RunningWorker, exit: WorkerExit): boolean => {
-    const minNp = options.elastic?.minNp;
-    if (minNp === undefined || alive.size < minNp) return false;
-    generation += 1;
-    const g = generation;
-    const failedRank = currentRank.get(String(worker.rank)) ?? worker.rank;
-    const assignments = survivorTopology([...alive]);
-    for (const [id, topology] of assignments) currentRank.set(id, topology.rank);
-    options.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) failed: ${describeExit(exit)}; continuing with ${alive.size} worker(s) as elastic generation ${g}\n`);
-    published = published
-      .then(() => store.publishGeneration(g, assignments, { rank: failedRank, exit }))
-      .catch((error: Error) => log(`could not publish elastic generation ${g}: ${error.message}`));
-    return true;
-  };
-  const onExit = (worker: RunningWorker, exit: WorkerExit): void => {
-    alive.delete(worker);
-    log(`rank ${worker.rank} exited: ${exit.signal ?? exit.code}`);
-    if (!isFailure(exit) || first !== undefined || interrupted !== undefined) return;
-    if (continueElastic(worker, exit)) return;
-    const record: FailureRecord = { rank: worker.rank, exitCode: exit.code, signal: exit.signal, host: worker.host };
-    const claimed = store.claimFailure(record).catch(() => false).then(startGrace);
-    first = { worker, exit, claimed };
+  const membership = options.elastic && new ElasticMembership(workers, options.elastic, store, options.stderr, log);
+  const onExit = (exiting: RunningWorker, exitStatus: WorkerExit): void => {
+    alive.delete(exiting);
+    log(`rank ${exiting.rank} exited: ${exitStatus.signal ?? exitStatus.code}`);
+    if (!isFailure(exitStatus)) membership?.noteSuccess();
+    if (!isFailure(exitStatus) || first !== undefined || interrupted !== undefined) return;
+    if (membership?.onFailure(exiting, exitStatus, alive)) return;
+    first = blameFailure(exiting, exitStatus, alive, store);
+    void first.claimed.then(startGrace);
   };
   const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted !== undefined) return signalAlive('SIGKILL');
@@ -100,6 +93,31 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   };
   const killAll = (): void => signalAlive('SIGKILL');
 
+  let remaining = 0;
+  let allExited: () => void = () => {};
+  const exitedAll = new Promise<void>((resolve) => (allExited = resolve));
+  const track = (w: RunningWorker): void => {
+    remaining += 1;
+    alive.add(w);
+    void w.exited.then((exit) => {
+      onExit(w, exit);
+      remaining -= 1;
+      if (remaining === 0) allExited();
+    });
+  };
+  workers.forEach(track);
+  if (workers.length === 0) allExited();
+
+  const stopWatch = membership === undefined
+    ? watchStopped(() => alive, stopPollMs, (w) => {
+        log(`rank ${w.rank} is stopped`);
+        store.nameSuspect({ rank: w.rank, exit: stoppedExit }).catch(() => {});
+      })
+    : () => {};
+  const stopDiscovery = startHostDiscovery(options.elastic, membership, () => alive, (w) => {
+    all.push(w);
+    track(w);
+  }, options.stderr);
   if (options.handleSignals) for (const s of forwarded) process.on(s, onSignal);
   process.on('exit', killAll);
   if (options.watchOtherNodes) {
@@ -109,26 +127,23 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
     });
   }
   try {
-    await Promise.all(workers.map((w) => w.exited.then((exit) => onExit(w, exit))));
+    await exitedAll;
     await first?.claimed;
-    await published;
+    await membership?.settled();
   } finally {
+    stopWatch();
+    stopDiscovery();
     for (const t of timers) clearTimeout(t);
     for (const s of forwarded) process.off(s, onSignal);
     process.off('exit', killAll);
     // Leftovers in a worker's process group (its own children) must not outlive the job.
-    for (const w of workers) w.signalGroup('SIGKILL');
+    for (const w of all) w.signalGroup('SIGKILL');
   }
-  await Promise.race([Promise.all(workers.map((w) => w.drained)), sleep(drainCapMs)]);
+  await Promise.race([Promise.all(all.map((w) => w.drained)), sleep(drainCapMs)]);
   return report(first, interrupted, store, options.stderr);
 }
 
-async function report(
-  first: { worker: RunningWorker; exit: WorkerExit } | undefined,
-  interrupted: NodeJS.Signals | undefined,
-  store: JobStore,
-  stderr: Writable,
-): Promise<number> {
+async function report(first: BlamedFailure | undefined, interrupted: NodeJS.Signals | undefined, store: JobStore, stderr: Writable): Promise<number> {
   if (first !== undefined) {
     const recorded = await store.readFailure();
     const { worker, exit } = first;

@@ -1,3 +1,5 @@
+import { visibleDevice } from './device-and-ssh-flags.js';
+import type { LaunchOptions } from './launch-options.js';
 import type { WorkerPlacement } from './plan.js';
 import { torchrunEnv } from './torchrun-flags.js';
 
@@ -15,6 +17,8 @@ export interface JobEnvironment {
   readonly timeline?: string;
   /** `KOLO_ELASTIC=1` and `KOLO_WORKER_ID` (the worker's first rank, stable across generations). */
   readonly elastic?: boolean;
+  /** `CUDA_VISIBLE_DEVICES` per local rank, from `--gpus`. */
+  readonly gpus?: LaunchOptions['gpus'];
 }
 
 /**
@@ -52,5 +56,11 @@ export function workerEnv(worker: WorkerPlacement, job: JobEnvironment): Record<
     HOROVOD_CROSS_SIZE: String(worker.crossSize),
     HOROVOD_HOSTNAME: worker.host,
     ...torchrunEnv(worker, job),
+    ...cudaDevices(worker, job.gpus),
   };
+}
+
+function cudaDevices(worker: WorkerPlacement, gpus: LaunchOptions['gpus']): Record<string, string> {
+  const device = visibleDevice(gpus, worker.localRank, worker.localSize);
+  return device === undefined ? {} : { CUDA_VISIBLE_DEVICES: device };
 }

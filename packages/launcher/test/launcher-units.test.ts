@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { parseHostList, readHostfile } from '../src/hosts.js';
 import { LinePrefixer, LineTail } from '../src/output-prefix.js';
 import { parseCommandLine } from '../src/options.js';
-import { placeWorkers, planJob } from '../src/plan.js';
-import { shellQuote, sshArgs } from '../src/remote-command.js';
+import { placeWorkers, planJob, type WorkerPlacement } from '../src/plan.js';
+import { shellQuote, sshArgs, sshOptionArgs } from '../src/remote-command.js';
 import { UsageError } from '../src/usage-error.js';
+import { workerEnv } from '../src/worker-env.js';
 
 describe('parseCommandLine', () => {
   it('stops at the first positional so worker flags pass through', () => {
@@ -115,5 +116,35 @@ describe('line output', () => {
     tail.push(Buffer.from('1\n2\n3\npar'));
     tail.push(Buffer.from('tial'));
     expect(tail.lines()).toEqual(['3', 'partial']);
+  });
+});
+
+describe('ssh port and identity, and --gpus', () => {
+  it('passes -p/--ssh-port and -i/--ssh-identity-file to every ssh command', () => {
+    const options = parseCommandLine(['-np', '2', '-H', 'n1:1,n2:1', '-p', '2222', '--ssh-identity-file', '/k/id', 'node', 'x.js']);
+    expect(options.ssh).toEqual({ port: 2222, identityFile: '/k/id' });
+    expect(sshArgs('n2', '/w', {}, ['node', 'x.js'], options.ssh)).toEqual([
+      '-o', 'BatchMode=yes', '-p', '2222', '-i', '/k/id', 'n2', 'IFS= read -r KOLO_JOB_SECRET && export KOLO_JOB_SECRET && cd /w && exec env node x.js',
+    ]);
+    expect(sshOptionArgs({})).toEqual(['-o', 'BatchMode=yes']);
+    expect(() => parseCommandLine(['-np', '2', '--ssh-port', '70000', 'x'])).toThrow(
+      new UsageError('Expected a port from 1 to 65535 for --ssh-port but received "70000"; e.g. --ssh-port 2222'),
+    );
+  });
+
+  it('gives each worker one GPU with --gpus auto or a list, and refuses a list too short for a host', () => {
+    const job = { storeAddr: '127.0.0.1', storePort: 1, secret: 's', jobId: 'j' };
+    const auto = planJob(parseCommandLine(['-np', '2', '--gpus', 'auto', 'x']), {});
+    expect(auto.workers.map((w) => workerEnv(w, { ...job, gpus: 'auto' }).CUDA_VISIBLE_DEVICES)).toEqual(['0', '1']);
+    const listed = parseCommandLine(['-np', '2', '--gpus', '3,1', 'x']);
+    expect(listed.gpus).toEqual([3, 1]);
+    expect(planJob(listed, {}).workers.map((w) => workerEnv(w, { ...job, gpus: [3, 1] }).CUDA_VISIBLE_DEVICES)).toEqual(['3', '1']);
+    expect(workerEnv(auto.workers[0] as WorkerPlacement, job).CUDA_VISIBLE_DEVICES).toBeUndefined();
+    expect(() => planJob(parseCommandLine(['-np', '3', '--gpus', '0,1', 'x']), {})).toThrow(new UsageError(
+      'Expected at least 3 GPU indices for --gpus (one per worker on a host) but received 2 (0,1); list more GPUs or use --gpus auto',
+    ));
+    expect(() => parseCommandLine(['-np', '2', '--gpus', '0,0', 'x'])).toThrow(new UsageError(
+      'Expected \'auto\' or distinct GPU indices for --gpus but received "0,0"; e.g. --gpus auto or --gpus 0,1,2,3',
+    ));
   });
 });

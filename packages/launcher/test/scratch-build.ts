@@ -57,7 +57,7 @@ export function scratchBuild(): ScratchBuild {
       typeRoots: [join(repoRoot, 'node_modules/@types')],
       paths: { '@kolo/core': [join(packages, 'core/src/rendezvous/index.ts')] },
     },
-    files: [join(packages, 'launcher/src/index.ts'), join(packages, 'launcher/src/cli.ts')],
+    files: ['index.ts', 'cli.ts', 'mpi-worker.ts'].map((f) => join(packages, 'launcher/src', f)),
   };
   writeFileSync(join(staging, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', join(staging, 'tsconfig.json')], {

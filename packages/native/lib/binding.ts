@@ -61,6 +61,8 @@ export interface NativeEngineConfig {
    * started by mpirun, NCCL one GPU per process: device `localRank % deviceCount`).
    */
   readonly transport: 'gloo' | 'mpi' | 'nccl';
+  /** NCCL only: the CUDA device (index within CUDA_VISIBLE_DEVICES); -1 picks `localRank % deviceCount`. */
+  readonly gpuDevice: number;
   /** Stall inspector: warn after this many ms (0 disables); end the job after stallShutdownMs (0: never). */
   readonly stallCheckMs: number;
   readonly stallShutdownMs: number;

@@ -1,9 +1,8 @@
-// The addon on its own: constants, capabilities, the loader's errors, and a one-rank engine
-// (Gloo with a single member) driven through both entry points.
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+// The addon on its own: constants, capabilities and a one-rank engine (Gloo with a single
+// member) driven through both entry points. The loader's errors are in loader.test.ts.
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNative, type NativeEngine, type NativeRequest } from '../lib/index.js';
 
@@ -30,36 +29,6 @@ describe('constants and capabilities', () => {
 
   it('reports the Gloo transport', () => {
     expect(native.capabilities().transports).toContain('gloo');
-  });
-});
-
-describe('loader', () => {
-  it('says how to build the addon when it is missing, with code KOLO_NATIVE_MISSING', () => {
-    // A copy of the package's JS without any build next to it.
-    const pkg = mkdtempSync(join(tmpdir(), 'kolo-missing-'));
-    cpSync(join(__dirname, '..', 'dist'), join(pkg, 'dist'), { recursive: true });
-    writeFileSync(join(pkg, 'package.json'), '{"type":"module"}');
-    const script = `import('${join(pkg, 'dist', 'index.js')}').then(m => { try { m.loadNative(); console.log('{}'); } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); } })`;
-    const env = { ...process.env };
-    delete env['KOLO_NATIVE_PATH'];
-    const run = spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8' });
-    const out = JSON.parse(run.stdout) as { code: string; message: string };
-    expect(out.code).toBe('KOLO_NATIVE_MISSING');
-    expect(out.message).toBe(
-      `Kolo's native engine is not built (looked for ${join(pkg, 'build', 'Release', 'kolo_native.node')}). ` +
-        'Build it with `npm run build -w @kolo/native` (needs cmake, g++ and libgloo-dev), or point KOLO_NATIVE_PATH at a kolo_native.node.',
-    );
-  });
-
-  it('reports an addon that fails to load with code KOLO_NATIVE_ABI and the rebuild command', () => {
-    const bogus = join(mkdtempSync(join(tmpdir(), 'kolo-abi-')), 'kolo_native.node');
-    writeFileSync(bogus, 'not an ELF file');
-    const script = `import('${join(__dirname, '..', 'dist', 'index.js')}').then(m => { try { m.loadNative(); console.log('{}'); } catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); } })`;
-    const run = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, KOLO_NATIVE_PATH: bogus }, encoding: 'utf8' });
-    const out = JSON.parse(run.stdout) as { code: string; message: string };
-    expect(out.code).toBe('KOLO_NATIVE_ABI');
-    expect(out.message).toContain(`Kolo's native engine at ${bogus} failed to load`);
-    expect(out.message).toContain('rebuild it with `npm run build -w @kolo/native`');
   });
 });
 

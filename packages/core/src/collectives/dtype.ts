@@ -59,6 +59,13 @@ export function dtypeOf(value: unknown, name: string): DtypeName {
       value: 'a detached buffer',
     });
   }
+  if ((value as ArrayBufferView).buffer instanceof ArrayBuffer && (value as { buffer: { resizable?: boolean } }).buffer.resizable === true) {
+    throw invalidArgument({
+      what: 'an array over a fixed-length buffer (a resizable ArrayBuffer may shrink while the engine reads or writes it; pass a copy from array.slice())',
+      name,
+      value: 'a resizable ArrayBuffer',
+    });
+  }
   return dtype;
 }
 

@@ -59,7 +59,8 @@ export interface Group {
 export function groupOf(running: Running, processSet: unknown): Group {
   const { rank, size } = running.config.engine;
   if (processSet === undefined) return { id: 0, rank, size };
-  if (!(processSet instanceof Object) || (processSet as Partial<ProcessSet>)[marker] !== true) {
+  const candidate = processSet as Partial<ProcessSet> | undefined;
+  if (!(processSet instanceof Object) || candidate?.[marker] !== true || !Array.isArray(candidate.ranks) || !Number.isSafeInteger(candidate.id)) {
     throw invalidArgument({ what: 'a ProcessSet from addProcessSet()', name: 'processSet', value: processSet });
   }
   const set = processSet as ProcessSet;

@@ -35,6 +35,11 @@ export function resolveShape(shape: unknown, spec: ShapeSpec): number[] {
       kind: 'range',
     });
   }
+  // Zero rows hide any product, but the engine still multiplies the other dimensions (int64).
+  if (sizes.reduce((a, b) => a * Math.max(b, 1), 1) > Number.MAX_SAFE_INTEGER) {
+    const what = 'dimensions whose product (zeros aside) is at most 2^53 - 1';
+    throw invalidArgument({ what, name, value: shape, kind: 'range' });
+  }
   const product = sizes.reduce((a, b) => a * b, 1);
   if (product !== spec.length) {
     const what = `a shape whose product is ${spec.length} (the length of data)`;

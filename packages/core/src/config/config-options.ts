@@ -49,6 +49,11 @@ export interface ConfigOptions {
    * `nccl` (GPU collectives on host arrays, one GPU per process, if this build has NCCL).
    */
   readonly transport?: 'gloo' | 'mpi' | 'nccl';
+  /**
+   * NCCL only: the CUDA device this process uses, counted within `CUDA_VISIBLE_DEVICES`
+   * (`KOLO_GPU_DEVICE`). Default: the local rank, modulo the number of visible devices.
+   */
+  readonly gpuDevice?: number;
   /** Chrome-trace file rank 0 writes (open it in Perfetto); empty: no timeline. */
   readonly timelinePath?: string;
   /** Add a CYCLE_START marker per engine cycle to the timeline. */
@@ -88,6 +93,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'transport',
   'hierarchicalAllreduce',
   'sharedMemory',
+  'gpuDevice',
   'timelinePath',
   'timelineMarkCycles',
   'elasticGeneration',

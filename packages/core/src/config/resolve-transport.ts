@@ -1,4 +1,4 @@
-import { envField, firstField, optionField, toNumber, toText } from './config-field.js';
+import { envField, firstField, optionField, toInteger, toNumber, toText } from './config-field.js';
 import type { ConfigOptions, Env } from './config-options.js';
 import type { LauncherKind } from './launcher-env.js';
 import { invalidArgument } from '../validation/invalid-argument.js';
@@ -38,6 +38,20 @@ export function resolveTransport(
     throw invalidArgument({ what, name: field.name, value: field.value });
   }
   return match;
+}
+
+/**
+ * The CUDA device the NCCL transport uses: the `gpuDevice` option > `KOLO_GPU_DEVICE` > -1 (the
+ * engine's default, `localRank % visible devices`). Other transports ignore it.
+ *
+ * @example
+ * ```ts
+ * resolveGpuDevice({}, { KOLO_GPU_DEVICE: '3' }); // 3
+ * ```
+ */
+export function resolveGpuDevice(options: ConfigOptions, env: Env): number {
+  const field = firstField(optionField(options, 'gpuDevice'), envField(env, ['KOLO_GPU_DEVICE']));
+  return field === undefined ? -1 : toInteger(field, { min: 0 });
 }
 
 /**

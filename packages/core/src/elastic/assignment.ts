@@ -14,6 +14,9 @@ export const ELASTIC_GENERATION_KEY = 'kolo/elastic/generation';
  */
 export const assignmentKey = (generation: number, workerId: string): string => `kolo/elastic/gen${generation}/assign/${workerId}`;
 
+/** Store key rank 0 of an elastic generation sets once every member joined it (kolorun adds workers only then). */
+export const readyKey = (generation: number): string => `kolo/elastic/gen${generation}/ready`;
+
 /** Where this worker sits in an elastic generation. */
 export interface Assignment {
   readonly generation: number;
@@ -26,6 +29,29 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
     throw new TypeError(`Expected ${name} in the environment for elastic.run but received nothing; start the job with kolorun --min-np/--max-np`);
   }
   return value;
+}
+
+/**
+ * Connects to kolorun's store as the environment says (`KOLO_STORE_ADDR`, `KOLO_STORE_PORT`,
+ * `KOLO_JOB_SECRET`); throws a TypeError naming a missing variable.
+ *
+ * @example
+ * ```ts
+ * const client = await connectJobStore(process.env, 30_000);
+ * ```
+ */
+export function connectJobStore(env: NodeJS.ProcessEnv, timeoutMs: number): Promise<StoreClient> {
+  return StoreClient.connect({
+    host: required(env, 'KOLO_STORE_ADDR'),
+    port: Number(required(env, 'KOLO_STORE_PORT')),
+    secret: required(env, 'KOLO_JOB_SECRET'),
+    timeoutMs,
+  });
+}
+
+/** This worker's id across generations (`KOLO_WORKER_ID`, set by kolorun in elastic jobs). */
+export function workerIdOf(env: NodeJS.ProcessEnv): string {
+  return required(env, 'KOLO_WORKER_ID');
 }
 
 /**
@@ -46,12 +72,7 @@ export async function nextAssignment(after: number, options: { timeoutMs: number
   const keepAlive = setInterval(() => {}, 1000);
   let client: StoreClient | undefined;
   try {
-    client = await StoreClient.connect({
-      host: required(env, 'KOLO_STORE_ADDR'),
-      port: Number(required(env, 'KOLO_STORE_PORT')),
-      secret: required(env, 'KOLO_JOB_SECRET'),
-      timeoutMs: options.timeoutMs,
-    });
+    client = await connectJobStore(env, options.timeoutMs);
     await client.get(assignmentKey(after + 1, workerId), { timeoutMs: options.timeoutMs });
     const newest = Number((await client.get(ELASTIC_GENERATION_KEY, { timeoutMs: options.timeoutMs })).toString('utf8'));
     const generation = Math.max(after + 1, newest);

@@ -1,4 +1,5 @@
 import { broadcastObject } from '../collectives/broadcast-object.js';
+import { checkHostUpdates, type ElasticState } from './elastic-state.js';
 
 /**
  * Training state that survives a membership change, as Horovod's `ObjectState`: plain
@@ -12,7 +13,7 @@ import { broadcastObject } from '../collectives/broadcast-object.js';
  * state.commit();
  * ```
  */
-export class ObjectState<T extends object> {
+export class ObjectState<T extends object> implements ElasticState {
   private current: T;
   private saved: T;
 
@@ -32,8 +33,9 @@ export class ObjectState<T extends object> {
   }
 
   /**
-   * Deep-copies the live values as the last good state, then checks for host updates. Call it
-   * once per step (or every few), after the step's collectives succeeded.
+   * Deep-copies the live values as the last good state, then checks for host updates (which may
+   * throw `HostsUpdatedInterrupt`: let it reach `elastic.run`). Call it once per step (or
+   * every few) on every rank alike, after the step's collectives succeeded.
    */
   commit(): void {
     this.saved = structuredClone(this.current);
@@ -54,9 +56,8 @@ export class ObjectState<T extends object> {
     this.saved = structuredClone(this.current);
   }
 
-  /**
-   * Planned membership changes (hosts added or removed without a failure) are not detected yet:
-   * only a failed collective triggers a reset, so this does nothing.
-   */
-  checkHostUpdates(): void {}
+  /** Checks for hosts kolorun added (see the free function {@link checkHostUpdates}). */
+  checkHostUpdates(): void {
+    checkHostUpdates();
+  }
 }

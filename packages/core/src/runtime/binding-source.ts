@@ -4,7 +4,8 @@ let override: NativeBinding | undefined;
 
 /**
  * The native binding: the testing override when set, else the addon loaded by `@kolo/native`
- * (throws its `KOLO_NATIVE_MISSING` / `KOLO_NATIVE_ABI` error when the addon is unusable).
+ * (throws its `KOLO_NATIVE_MISSING` / `KOLO_NATIVE_DEPENDENCY` / `KOLO_NATIVE_ABI` error when the
+ * addon is unusable).
  *
  * @example
  * ```ts

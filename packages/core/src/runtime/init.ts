@@ -1,6 +1,7 @@
 import type { NativeBinding } from '@kolo/native';
 import { configOptionKeys, type ConfigOptions } from '../config/config-options.js';
 import { resolveConfig } from '../config/resolve-config.js';
+import { lateJoinOptions } from '../elastic/late-join.js';
 import { fromNative } from '../errors/from-native.js';
 import { checkOptions } from '../validation/check-options.js';
 import { getBinding } from './binding-source.js';
@@ -56,7 +57,13 @@ export function init(options: InitOptions = {}): Promise<void> {
   // Load the addon first: a missing addon must not leave a temporary store directory behind.
   const binding = injected ?? getBinding();
   const config = resolveConfig(
-    { ...configOptions, generation: runtimeState.generation, builtTransports: binding.capabilities().transports },
+    {
+      // A worker kolorun added to a running elastic job joins the generation in its environment.
+      ...lateJoinOptions(configOptions, process.env),
+      ...configOptions,
+      generation: runtimeState.generation,
+      builtTransports: binding.capabilities().transports,
+    },
     process.env,
   );
   runtimeState.generation += 1;

@@ -5,6 +5,7 @@ import { type Launcher, runJob } from './run-job.js';
 const transports: [Launcher, string][] = [
   ['kolorun', 'gloo'],
   ['mpirun', 'mpi'],
+  ['kolorun-mpi', 'mpi'],
 ];
 
 describe.each(transports.flatMap(([launcher, transport]) => [2, 3, 4].map((size) => ({ launcher, transport, size }))))(

@@ -41,13 +41,14 @@ class OwnedStore : public KeyValueStore {
 // the one the Gloo transport would use); rank 0 publishes the NCCL id under the engine's prefix.
 std::unique_ptr<Transport> ConnectNccl(RendezvousStore& store, const std::string& prefix,
                                        const std::string& gloo_scope, const std::string& scope,
-                                       const GlooOptions& go, int local_rank) {
+                                       const GlooOptions& go, int local_rank, int gpu_device) {
   gloo::rendezvous::PrefixStore view(prefix + "/" + gloo_scope, store);
   auto control = std::make_unique<GlooTransport>(view, go);
   NcclOptions no;
   no.rank = go.rank;
   no.size = go.size;
   no.local_rank = local_rank;
+  no.gpu_device = gpu_device;
   no.id_key = prefix + "/nccl/" + scope + "/id";
   no.timeout = go.timeout;
   return std::make_unique<NcclTransport>(store, std::move(control), no);
@@ -162,11 +163,13 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   }
 
   const int local_rank = ec.local_rank;
+  const int gpu_device = static_cast<int>(IntField(config, "gpuDevice", -1));
   // Shared memory replaces Gloo when the whole job is on this host; across hosts it carries the
   // per-host stage of the hierarchical allreduce.
   const bool shm = config.Get("sharedMemory").ToBoolean() && !use_mpi && !use_nccl;
   const bool one_host = IntField(config, "localSize", 1) == ec.size;
-  Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank, shm, one_host]() {
+  Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank, gpu_device, shm,
+                       one_host]() {
     auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
     Connection c;
     if (use_mpi) {
@@ -181,14 +184,14 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
         return std::unique_ptr<Transport>(new MpiTransport(ranks));
       };
     } else if (use_nccl) {
-      c.transport = ConnectNccl(store->inner(), prefix, "gloo", "world", go, local_rank);
+      c.transport = ConnectNccl(store->inner(), prefix, "gloo", "world", go, local_rank, gpu_device);
       RendezvousStore* shared = &store->inner();
-      c.connect_subset = [shared, go, prefix, local_rank](const std::string& scope,
+      c.connect_subset = [shared, go, prefix, local_rank, gpu_device](const std::string& scope,
                                                           const std::vector<int>& ranks, int rank) {
         GlooOptions sub = go;
         sub.rank = rank;
         sub.size = static_cast<int>(ranks.size());
-        return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank);
+        return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank, gpu_device);
       };
     } else if (shm && one_host) {
       c.transport = ConnectShm(*store, prefix, "world", go.rank, go.size, go.timeout);

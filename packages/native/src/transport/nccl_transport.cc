@@ -112,7 +112,18 @@ int VisibleDevices() {
 }
 
 // One process per GPU: with CUDA_VISIBLE_DEVICES set to one device per worker this is device 0.
-int PickDevice(int local_rank) { return local_rank % VisibleDevices(); }
+// KOLO_GPU_DEVICE overrides the local-rank choice for layouts the launcher cannot guess.
+int PickDevice(const NcclOptions& options) {
+  const int count = VisibleDevices();
+  if (options.gpu_device < 0) return options.local_rank % count;
+  if (options.gpu_device >= count) {
+    throw std::runtime_error("KOLO_GPU_DEVICE is " + std::to_string(options.gpu_device) +
+                             " but this process sees " + std::to_string(count) +
+                             " CUDA device(s); pick one from 0 to " + std::to_string(count - 1) +
+                             " (indices count within CUDA_VISIBLE_DEVICES)");
+  }
+  return options.gpu_device;
+}
 
 std::vector<size_t> Offsets(const std::vector<size_t>& bytes) {
   std::vector<size_t> out(bytes.size(), 0);
@@ -285,7 +296,7 @@ NcclTransport::NcclTransport(KeyValueStore& store, std::unique_ptr<Transport> co
   ncclUniqueId id{};
   std::string trouble;
   try {
-    m.device = PickDevice(options.local_rank);
+    m.device = PickDevice(options);
     CheckCuda(cudaSetDevice(m.device), "cudaSetDevice(" + std::to_string(m.device) + ")");
     CheckCuda(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
     if (options.rank == 0) {

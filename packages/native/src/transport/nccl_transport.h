@@ -27,7 +27,8 @@ void EnsureNcclUsable();
 struct NcclOptions {
   int rank = 0;  // position in this communicator
   int size = 1;
-  int local_rank = 0;  // picks the device
+  int local_rank = 0;  // picks the device: local_rank % visible devices
+  int gpu_device = -1;  // KOLO_GPU_DEVICE: this visible device instead, when >= 0
   // Store key under which rank 0 publishes the ncclUniqueId; unique per communicator and
   // engine generation, since NCCL ids are single-use.
   std::string id_key;

@@ -1,0 +1,34 @@
+import type { FailureRecord } from './failure-report.js';
+import type { JobStore } from './job-store.js';
+import type { RunningWorker, WorkerExit } from './spawn-workers.js';
+import { isStopped } from './stopped-workers.js';
+
+/** How kolorun records a worker it found stopped: no process exits by SIGSTOP. */
+export const stoppedExit: WorkerExit = { code: null, signal: 'SIGSTOP' };
+
+/** The failure kolorun reports first, and its claim in the store (resolves once written). */
+export interface BlamedFailure {
+  readonly worker: RunningWorker;
+  readonly exit: WorkerExit;
+  readonly claimed: Promise<unknown>;
+}
+
+/**
+ * The failure to report (and claim in the store) for `exiting`'s failed exit: a worker of
+ * `alive` found stopped (its peers timed out on it) if there is one, which is then killed, else
+ * `exiting` itself.
+ *
+ * @example
+ * ```ts
+ * const first = blameFailure(worker, { code: 1, signal: null }, alive, store);
+ * ```
+ */
+export function blameFailure(exiting: RunningWorker, exitStatus: WorkerExit, alive: ReadonlySet<RunningWorker>, store: JobStore): BlamedFailure {
+  const stopped = [...alive].find((w) => isStopped(w.pid));
+  // SIGKILL reaches a stopped process; SIGCONT lets anything it left in its group see it.
+  stopped?.signalGroup('SIGKILL');
+  stopped?.signalGroup('SIGCONT');
+  const [worker, exit] = stopped === undefined ? [exiting, exitStatus] : [stopped, stoppedExit];
+  const record: FailureRecord = { rank: worker.rank, exitCode: exit.code, signal: exit.signal, host: worker.host };
+  return { worker, exit, claimed: store.claimFailure(record).catch(() => false) };
+}
