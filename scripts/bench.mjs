@@ -99,6 +99,17 @@ function runBaseline(kind) {
 }
 
 const runs = transports.map((t) => ({ transport: t, rows: run(t) }));
+if (name !== 'allreduce') {
+  // Other benchmarks report one row of named medians per transport.
+  console.log(`# ${name}: ${values.np} ranks; times in microseconds (medians)`);
+  for (const { transport, rows } of runs) {
+    for (const row of rows) {
+      const cells = Object.entries(row).map(([k, v]) => `${k} ${typeof v === 'number' ? Number(v.toFixed(2)) : v}`);
+      console.log(`${transport.padEnd(6)} ${cells.join(' | ')}`);
+    }
+  }
+  process.exit(0);
+}
 for (const kind of values.baseline.split(',').filter(Boolean)) runs.push({ transport: kind, rows: await runBaseline(kind) });
 const pad = (v, w) => String(v).padStart(w);
 const first = runs[0].rows;
