@@ -32,7 +32,8 @@ export default defineConfig({
           name: 'packaging',
           include: ['test/packaging/**/*.test.ts'],
           pool: 'forks',
-          // npm pack + install + two training jobs: after the other projects, not beside them.
+          // npm pack + install + two training jobs, and TypeDoc: a group of its own, after unit and
+          // native (vitest runs the one-file-at-a-time multi-process project last, also alone).
           sequence: { groupOrder: 1 },
           fileParallelism: false,
           testTimeout: 600_000,

@@ -2,18 +2,36 @@
 // npm run bench -- <name> [--np N] [--transport shm,gloo,mpi] [--baseline mpi-c,gloo-cc]
 // Runs packages/core/bench/<name>.mjs once per transport (shm: Kolo's default path under kolorun,
 // shared memory on one host; gloo: the same with KOLO_SHM=0; mpi: under mpirun)
-// and, for allreduce, the C/C++ baselines in packages/core/bench/baselines (Open MPI's
-// MPI_Allreduce at default settings; raw Gloo over TCP), then prints the nccl-tests style tables
-// side by side with the ratio of the first column's bus bandwidth to each other column's.
+// and, for allreduce, allgather and broadcast, the C/C++ baselines in
+// packages/core/bench/baselines (Open MPI at default settings: mpi_<name>.c; raw Gloo over TCP:
+// gloo_<name>.cc), then prints the nccl-tests style tables side by side with the ratio of the
+// first column's bus bandwidth to each other column's. fusion, e2e and memory print tables of
+// their own: their drivers (listed below) launch the workers and take their own options.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { transportEnv } from '../packages/core/bench/drivers/launch.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'packages', 'core', 'bench');
+const drivers = {
+  fusion: join(benchDir, 'drivers', 'fusion.mjs'),
+  e2e: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'e2e.mjs'),
+  memory: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'memory.mjs'),
+};
+if (Object.hasOwn(drivers, process.argv[2] ?? '')) {
+  const { main } = await import(pathToFileURL(drivers[process.argv[2]]).href);
+  process.exit(
+    await main(process.argv.slice(3)).catch((error) => {
+      if (error?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && error?.code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw error;
+      console.error(`${process.argv[2]}: ${error.message}`);
+      return 2;
+    }),
+  );
+}
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
@@ -25,7 +43,7 @@ const { values, positionals } = parseArgs({
 const name = positionals[0] ?? 'allreduce';
 const script = join(benchDir, `${name}.mjs`);
 if (!existsSync(script)) {
-  const known = readdirSync(benchDir).map((f) => f.replace(/\.mjs$/, ''));
+  const known = [...new Set([...readdirSync(benchDir).filter((f) => f.endsWith('.mjs')).map((f) => f.replace(/\.mjs$/, '')), ...Object.keys(drivers)])];
   console.error(`Unknown benchmark '${name}'. Known: ${known.join(', ')}`);
   process.exit(2);
 }
@@ -33,12 +51,7 @@ const transports = values.transport.split(',').map((t) => t.trim());
 const launcher = join(root, 'packages', 'launcher', 'dist', 'cli.js');
 
 function run(transport) {
-  const env = {
-    ...process.env,
-    KOLO_TRANSPORT: transport === 'shm' ? 'gloo' : transport,
-    KOLO_SHM: transport === 'shm' ? '1' : '0',
-    KOLO_BENCH_JSON: '1',
-  };
+  const env = { ...process.env, ...transportEnv(transport), KOLO_BENCH_JSON: '1' };
   const command =
     transport === 'mpi'
       ? ['mpirun', ['--oversubscribe', '-np', values.np, process.execPath, script], { ...env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' }]
@@ -55,6 +68,13 @@ function run(transport) {
 const minBytes = process.env.KOLO_BENCH_MIN_BYTES ?? '4096';
 const maxBytes = process.env.KOLO_BENCH_MAX_BYTES ?? String(64 * 1024 * 1024);
 const baselineDir = join(benchDir, 'baselines');
+// nccl-tests' bus bandwidth factor and reduction column per collective.
+const layouts = {
+  allreduce: { redop: 'sum', busFactor: (n) => (2 * (n - 1)) / n, about: 'float32 sum, busbw = algbw * 2(n-1)/n' },
+  allgather: { redop: 'none', busFactor: (n) => (n - 1) / n, about: 'float32, size = total output, busbw = algbw * (n-1)/n' },
+  broadcast: { redop: 'none', busFactor: () => 1, about: 'float32, root 0, busbw = algbw' },
+};
+const layout = layouts[name] ?? layouts.allreduce;
 const mpiEnv = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
 
 function sh(command, args, env = process.env) {
@@ -68,21 +88,29 @@ function sh(command, args, env = process.env) {
 
 function baselineRows(stdout, n) {
   return stdout.split('\n').filter((l) => l.startsWith('BENCH ')).map((l) => {
-    const { bytes, us } = JSON.parse(l.slice(6));
+    const { bytes, us, wrong } = JSON.parse(l.slice(6));
     const algbw = bytes / 1e9 / (us / 1e6);
-    return { bytes, count: bytes / 4, us, algbw, busbw: (algbw * 2 * (n - 1)) / n, wrong: '-' };
+    return { bytes, count: bytes / 4, us, algbw, busbw: algbw * layout.busFactor(n), wrong: wrong ?? '-' };
   });
+}
+
+function baselineSource(file) {
+  if (!existsSync(join(baselineDir, file))) {
+    console.error(`No baseline ${file} for '${name}' in ${baselineDir}`);
+    process.exit(2);
+  }
+  return join(baselineDir, file);
 }
 
 function runBaseline(kind) {
   const out = mkdtempSync(join(tmpdir(), 'kolo-baseline-'));
   const n = Number(values.np);
   if (kind === 'mpi-c') {
-    sh('mpicc', ['-O2', '-o', join(out, 'mpi'), join(baselineDir, 'mpi_allreduce.c')]);
+    sh('mpicc', ['-O2', '-o', join(out, 'mpi'), baselineSource(`mpi_${name}.c`)]);
     return baselineRows(sh('mpirun', ['--oversubscribe', '-np', values.np, join(out, 'mpi'), minBytes, maxBytes], mpiEnv), n);
   }
   if (kind === 'gloo-cc') {
-    sh('g++', ['-O2', '-std=c++17', '-o', join(out, 'gloo'), join(baselineDir, 'gloo_allreduce.cc'), '-lgloo', '-lpthread']);
+    sh('g++', ['-O2', '-std=c++17', '-o', join(out, 'gloo'), baselineSource(`gloo_${name}.cc`), '-lgloo', '-lpthread']);
     const store = mkdtempSync(join(tmpdir(), 'kolo-baseline-store-'));
     const procs = Array.from({ length: n }, (_, r) =>
       new Promise((resolve) => {
@@ -99,8 +127,8 @@ function runBaseline(kind) {
 }
 
 const runs = transports.map((t) => ({ transport: t, rows: run(t) }));
-if (name !== 'allreduce') {
-  // Other benchmarks report one row of named medians per transport.
+if (!Object.hasOwn(layouts, name)) {
+  // Other benchmarks (latency) report one row of named medians per transport.
   console.log(`# ${name}: ${values.np} ranks; times in microseconds (medians)`);
   for (const { transport, rows } of runs) {
     for (const row of rows) {
@@ -113,13 +141,13 @@ if (name !== 'allreduce') {
 for (const kind of values.baseline.split(',').filter(Boolean)) runs.push({ transport: kind, rows: await runBaseline(kind) });
 const pad = (v, w) => String(v).padStart(w);
 const first = runs[0].rows;
-console.log(`# ${name}: ${values.np} ranks, float32 sum, GB = 1e9, busbw = algbw * 2(n-1)/n; transports: ${transports.join(', ')}`);
+console.log(`# ${name}: ${values.np} ranks, ${layout.about}, GB = 1e9; transports: ${transports.join(', ')}`);
 let header = `#${pad('size(B)', 11)}${pad('count', 11)}${pad('type', 7)}${pad('redop', 6)}`;
 for (const { transport } of runs) header += ` |${pad(`${transport} time(us)`, 18)}${pad('algbw', 7)}${pad('busbw', 7)}${pad('#wrong', 7)}`;
 for (const other of runs.slice(1)) header += ` |${pad(`${runs[0].transport}/${other.transport}`, 16)}`;
 console.log(header);
 first.forEach((row, i) => {
-  let line = ` ${pad(row.bytes, 11)}${pad(row.count, 11)}${pad('float', 7)}${pad('sum', 6)}`;
+  let line = ` ${pad(row.bytes, 11)}${pad(row.count, 11)}${pad('float', 7)}${pad(layout.redop, 6)}`;
   for (const { rows } of runs) {
     const r = rows[i];
     line += ` |${pad(r.us.toFixed(1), 18)}${pad(r.algbw.toFixed(2), 7)}${pad(r.busbw.toFixed(2), 7)}${pad(r.wrong, 7)}`;

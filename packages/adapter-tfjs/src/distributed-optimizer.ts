@@ -23,7 +23,7 @@ import { distributedOptimizerBrand as brand, isDistributedOptimizer } from './un
  * ```
  */
 export class DistributedOptimizer extends Optimizer {
-  /** @nocollapse */
+  /** The name tfjs serialization knows the optimizer by. @nocollapse */
   static readonly className = 'DistributedOptimizer';
   private readonly [brand] = true;
   /** The wrapped optimizer, which owns the state and performs the update. */

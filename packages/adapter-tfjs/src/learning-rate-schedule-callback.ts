@@ -46,6 +46,7 @@ export class LearningRateScheduleCallback extends Callback {
     /** The learning-rate multiplier at a (fractional) epoch. */
     multiplier: (epoch: number) => number;
   };
+  /** Batches per epoch, for smooth schedules: given, or learned from `fit` at train begin. */
   protected stepsPerEpoch: number | undefined;
   private currentEpoch = 0;
   private restoreMomentum: number | undefined;

@@ -54,7 +54,7 @@ function batchNormalizationClass(): new (args?: BatchNormalizationArgs) => Batch
  * ```
  */
 export class SyncBatchNormalization extends batchNormalizationClass() {
-  /** @nocollapse */
+  /** The name tfjs serialization registers the layer under. @nocollapse */
   static className = 'SyncBatchNormalization';
   /** The ranks whose batches make up the statistics. */
   readonly commScope: CommScope;

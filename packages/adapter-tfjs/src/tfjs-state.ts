@@ -30,6 +30,7 @@ export class TfjsState<T extends object = Record<string, never>> implements elas
   private savedValues: T;
   private current: T;
 
+  /** @param model the model whose weights `commit` saves and `restore` puts back. */
   constructor(
     readonly model: LayersModel,
     private readonly options: TfjsStateOptions<T> = {},

@@ -20,7 +20,14 @@ export type BackendName = 'gloo' | 'mpi' | 'nccl';
  * await initProcessGroup({ backend: Backend.GLOO });
  * ```
  */
-export const Backend = { GLOO: 'gloo', MPI: 'mpi', NCCL: 'nccl' } as const satisfies Record<string, BackendName>;
+export const Backend = {
+  /** Kolo's engine over Gloo (TCP); the default. */
+  GLOO: 'gloo',
+  /** Kolo's engine over MPI, for jobs started by mpirun. */
+  MPI: 'mpi',
+  /** Accepted by name; initProcessGroup refuses it (the tensors are TypedArrays, not CUDA). */
+  NCCL: 'nccl',
+} as const satisfies Record<string, BackendName>;
 
 /**
  * torch's default process-group timeouts: 10 minutes for NCCL

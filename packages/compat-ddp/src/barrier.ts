@@ -40,6 +40,7 @@ export function barrier<O extends CommonOptions = CommonOptions>(options?: O): C
  * ```
  */
 export interface MonitoredBarrierOptions {
+  /** The process group to wait on; default the world. */
   readonly group?: ProcessGroup;
   /** How long the group's first rank waits for the others; default the process group's timeout. */
   readonly timeoutMs?: number;

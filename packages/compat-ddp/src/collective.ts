@@ -10,9 +10,15 @@ import { Work } from './work.js';
  * const work: CollectiveResult<{ asyncOp: true }, Float32Array> = dist.allReduce(t, { asyncOp: true });
  * ```
  */
-export type CollectiveResult<O, R> = O extends { readonly asyncOp: true }
+export type CollectiveResult<O, R> = O extends {
+  /** Options that ask for a Work. */
+  readonly asyncOp: true;
+}
   ? Work<R>
-  : O extends { readonly asyncOp: boolean }
+  : O extends {
+        /** Options whose asyncOp is only known at run time. */
+        readonly asyncOp: boolean;
+      }
     ? boolean extends O['asyncOp']
       ? Promise<R> | Work<R>
       : Promise<R>

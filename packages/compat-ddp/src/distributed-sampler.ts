@@ -24,7 +24,12 @@ export interface DistributedSamplerOptions {
 }
 
 /** Anything with a length: an array, a TypedArray, or `{ length }`; or the length itself. */
-export type SizedDataset = number | { readonly length: number };
+export type SizedDataset =
+  | number
+  | {
+      /** The number of samples. */
+      readonly length: number;
+    };
 
 function lengthOf(dataset: unknown): number {
   const n = typeof dataset === 'number' ? dataset : (dataset as { length?: unknown } | null)?.length;

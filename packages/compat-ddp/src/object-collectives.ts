@@ -18,6 +18,7 @@ const valueOf = (bytes: Uint8Array): unknown => deserialize(bytes);
 export interface BroadcastObjectListOptions {
   /** The global rank whose objects everyone receives; default 0. */
   readonly src?: number;
+  /** The process group to broadcast within; default the world. */
   readonly group?: ProcessGroup;
 }
 

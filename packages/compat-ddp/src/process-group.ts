@@ -59,7 +59,12 @@ export class ProcessGroup {
  * if (g === dist.GroupMember.NON_GROUP_MEMBER) return;
  * ```
  */
-export const GroupMember: { WORLD: ProcessGroup | null; readonly NON_GROUP_MEMBER: ProcessGroup } = {
+export const GroupMember: {
+  /** The default group of every rank once initProcessGroup resolved; null before. */
+  WORLD: ProcessGroup | null;
+  /** What newGroup returns on ranks outside the new group. */
+  readonly NON_GROUP_MEMBER: ProcessGroup;
+} = {
   WORLD: null,
   NON_GROUP_MEMBER: Object.freeze(new ProcessGroup('non_group_member', [], -1, 'gloo', undefined)) as ProcessGroup,
 };

@@ -19,13 +19,21 @@ export type ReduceOpName = 'sum' | 'avg' | 'product' | 'min' | 'max' | 'band' | 
  * ```
  */
 export const ReduceOp = {
+  /** Elementwise sum (the default). */
   SUM: 'sum',
+  /** Elementwise mean: the sum times 1/size (integers truncate toward zero). */
   AVG: 'avg',
+  /** Elementwise product. */
   PRODUCT: 'product',
+  /** Elementwise minimum. */
   MIN: 'min',
+  /** Elementwise maximum. */
   MAX: 'max',
+  /** Bitwise AND (integer dtypes only). */
   BAND: 'band',
+  /** Bitwise OR (integer dtypes only). */
   BOR: 'bor',
+  /** Bitwise XOR (integer dtypes only). */
   BXOR: 'bxor',
 } as const satisfies Record<string, ReduceOpName>;
 

@@ -1,6 +1,8 @@
 /** The `code` of the errors that carry one of torch's own messages. */
 export const torchErrorCodes = {
+  /** The code of {@link ValueError}. */
   ValueError: 'ERR_KOLO_TORCH_VALUE',
+  /** The code of {@link RuntimeError}. */
   RuntimeError: 'ERR_KOLO_TORCH_RUNTIME',
 } as const;
 
@@ -15,6 +17,7 @@ export const torchErrorCodes = {
  * ```
  */
 export class ValueError extends Error {
+  /** Always `ERR_KOLO_TORCH_VALUE`. */
   readonly code = torchErrorCodes.ValueError;
 }
 ValueError.prototype.name = 'ValueError';
@@ -28,6 +31,7 @@ ValueError.prototype.name = 'ValueError';
  * ```
  */
 export class RuntimeError extends Error {
+  /** Always `ERR_KOLO_TORCH_RUNTIME`. */
   readonly code = torchErrorCodes.RuntimeError;
 }
 RuntimeError.prototype.name = 'RuntimeError';

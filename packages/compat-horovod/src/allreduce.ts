@@ -27,9 +27,11 @@ export interface AllreduceOptions extends ProcessSetOption {
   readonly compression?: Compressor;
   /** Multiplies each input before the reduction (alias `prescale_factor`). */
   readonly prescaleFactor?: number;
+  /** Horovod's spelling of `prescaleFactor`. */
   readonly prescale_factor?: number;
   /** Multiplies the reduced result (alias `postscale_factor`). */
   readonly postscaleFactor?: number;
+  /** Horovod's spelling of `postscaleFactor`. */
   readonly postscale_factor?: number;
   /** Logical shape, checked against the other ranks; default `[tensor.length]`. */
   readonly shape?: readonly number[];

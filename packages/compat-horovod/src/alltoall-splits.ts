@@ -4,11 +4,16 @@ import { validShape } from './tensor-io.js';
 
 /** Horovod's alltoall argument messages, reproduced word for word. */
 export const alltoallMessages = {
+  /** splits is not one-dimensional. */
   notOneD: 'alltoall expects a 1D splits tensor',
+  /** splits is not an Int32Array or int32 tensor. */
   notInt32: 'alltoall expects splits to contain 32-bit integer elements.',
+  /** splits asks for more rows than the tensor has. */
   tooMany: 'Sum of splits entries is greater than the first dimension of tensor.',
+  /** No splits, and the rows do not divide evenly among the ranks. */
   notEven:
     'splits not provided, but first dimension of tensor is not an even multiple of the number of workers.',
+  /** splits has not one entry per rank. */
   wrongCount: 'Number of entries in splits does not equal number of workers.',
 } as const;
 

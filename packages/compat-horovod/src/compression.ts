@@ -53,7 +53,12 @@ const fp16: Compressor = {
  * const mean = await hvd.allreduce(grad, { compression: hvd.Compression.fp16 });
  * ```
  */
-export const Compression: { readonly none: Compressor; readonly fp16: Compressor } = {
+export const Compression: {
+  /** Sends tensors as they are (the default). */
+  readonly none: Compressor;
+  /** Sends Float32Array and Float64Array as float16 and restores the dtype after. */
+  readonly fp16: Compressor;
+} = {
   none,
   fp16,
 };

@@ -11,7 +11,10 @@ declare const resultOf: unique symbol;
  * const handle: Handle<Float32Array> = hvd.allreduceAsync(grad);
  * ```
  */
-export type Handle<T> = number & { readonly [resultOf]?: T };
+export type Handle<T> = number & {
+  /** Type-level only: the result `synchronize` resolves with; never set at run time. */
+  readonly [resultOf]?: T;
+};
 
 interface Pending {
   readonly promise: Promise<unknown>;

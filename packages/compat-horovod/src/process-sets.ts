@@ -83,5 +83,6 @@ export function removeProcessSet(processSet: ProcessSet): Promise<boolean> {
 export interface ProcessSetOption {
   /** The set to run over (alias `process_set`); default every rank. */
   readonly processSet?: ProcessSet;
+  /** Horovod's spelling of `processSet`. */
   readonly process_set?: ProcessSet;
 }

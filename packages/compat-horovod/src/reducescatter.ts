@@ -28,9 +28,11 @@ export interface ReducescatterOptions extends ProcessSetOption {
   readonly compression?: Compressor;
   /** Multiplies each input before the reduction (alias `prescale_factor`). */
   readonly prescaleFactor?: number;
+  /** Horovod's spelling of `prescaleFactor`. */
   readonly prescale_factor?: number;
   /** Multiplies the reduced result (alias `postscale_factor`). */
   readonly postscaleFactor?: number;
+  /** Horovod's spelling of `postscaleFactor`. */
   readonly postscale_factor?: number;
   /** Logical shape, identical on every rank; the first dimension is split across ranks. */
   readonly shape?: readonly number[];

@@ -13,6 +13,7 @@ import { readOptions } from './options.js';
 export interface TimelineOptions {
   /** Add a CYCLE_START marker per engine cycle (alias `mark_cycles`, Horovod's keyword). */
   readonly markCycles?: boolean;
+  /** Horovod's spelling of `markCycles`. */
   readonly mark_cycles?: boolean;
 }
 

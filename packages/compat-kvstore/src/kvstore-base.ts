@@ -50,7 +50,10 @@ export type Values<V> = V | readonly V[] | readonly (V | readonly V[])[];
  * ```
  */
 export class KVStoreBase<V = HostArray, Out = HostArray> {
-  /** Use `create()`; a store is built around its internal state. */
+  /**
+   * Use `create()`; a store is built around its internal state.
+   * @param core the store's internal state: its type, communicator, entries and key queue.
+   */
   constructor(protected readonly core: StoreCore) {}
 
   /** The type name given to `create` (lower-cased), e.g. `dist_sync_kolo`. */

@@ -15,7 +15,8 @@ export interface BlamedFailure {
 
 /**
  * The failure to report (and claim in the store) for `exiting`'s failed exit: a worker of
- * `alive` found stopped (its peers timed out on it) if there is one, which is then killed, else
+ * `alive` found stopped (its peers timed out on it) if there is one, which is then killed; else
+ * a worker another node's kolorun recorded as stopped (reported as that node's failure); else
  * `exiting` itself.
  *
  * @example
@@ -30,5 +31,11 @@ export function blameFailure(exiting: RunningWorker, exitStatus: WorkerExit, ali
   stopped?.signalGroup('SIGCONT');
   const [worker, exit] = stopped === undefined ? [exiting, exitStatus] : [stopped, stoppedExit];
   const record: FailureRecord = { rank: worker.rank, exitCode: exit.code, signal: exit.signal, host: worker.host };
-  return { worker, exit, claimed: store.claimFailure(record).catch(() => false) };
+  const ours = new Set([exiting.rank, ...[...alive].map((w) => w.rank)]);
+  const elsewhere = stopped === undefined ? store.readStopped() : Promise.resolve(undefined);
+  // A record of one of our own workers is stale: it has been resumed, or it is `exiting`.
+  const claimed = elsewhere
+    .then((remote) => store.claimFailure(remote !== undefined && !ours.has(remote.rank) ? remote : record))
+    .catch(() => false);
+  return { worker, exit, claimed };
 }

@@ -4,7 +4,8 @@ import { watchHostDiscovery } from './host-discovery.js';
 import type { RunningWorker } from './spawn-workers.js';
 
 /**
- * Runs `--host-discovery-script` for an elastic job: each result may start workers (see
+ * Runs `--host-discovery-script` for an elastic job: each result may stop workers on hosts with
+ * fewer slots (see {@link ElasticMembership.shrink}) and start workers on free slots (see
  * {@link ElasticMembership.grow}), which go to `add`; a failing script is reported once per
  * distinct reason. Returns a function that stops it.
  *
@@ -27,6 +28,8 @@ export function startHostDiscovery(
   return watchHostDiscovery(script, elastic?.discoveryIntervalMs ?? 1000, (hosts) => {
     if (growing) return;
     growing = true;
+    const removed = membership.shrink(hosts, alive());
+    if (removed.length > 0) stderr.write(`kolorun: host discovery lists fewer slots; stopping rank(s) ${removed.map((w) => w.rank).join(', ')}\n`);
     membership
       .grow(hosts, alive())
       .then((started) => started.forEach(add))

@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
+import { excessWorkers, freeSlots, placementOn } from './elastic-slots.js';
 import { survivorTopology, type ElasticTopology } from './elastic.js';
-import { describeExit } from './failure-report.js';
-import { isLocalHost } from './hosts.js';
+import { describeExit, isFailure } from './failure-report.js';
 import type { JobStore } from './job-store.js';
 import type { WorkerPlacement } from './plan.js';
 import type { RunningWorker, WorkerExit } from './spawn-workers.js';
+import { isStopped } from './stopped-workers.js';
 
 /** How supervise() runs an elastic job: its bounds, and how to start workers host discovery adds. */
 export interface ElasticSupervision {
@@ -14,6 +15,11 @@ export interface ElasticSupervision {
   readonly placements: readonly WorkerPlacement[];
   /** Starts one more worker; `extraEnv` goes on top of its `KOLO_*` variables. */
   readonly spawn?: (placement: WorkerPlacement, extraEnv: Record<string, string>) => RunningWorker;
+  /**
+   * A worker found stopped (SIGSTOP) this long is killed, so the job goes on without it. Default
+   * 30 s (the engine's default timeout); kolorun passes `KOLO_TIMEOUT_SECONDS`.
+   */
+  readonly stoppedKillMs?: number;
   /** `--host-discovery-script`: prints `host:slots` lines; free slots get new workers. */
   readonly hostDiscoveryScript?: string;
   /** How often the discovery script runs. Default 1000 ms (horovodrun: 1 s). */
@@ -34,6 +40,8 @@ export class ElasticMembership {
   private published: Promise<void> = Promise.resolve();
   /** After a worker exits 0 the job is finishing: no new workers. */
   private finishing = false;
+  /** Workers host discovery stopped: their exits are planned, not failures. */
+  private readonly removing = new Set<RunningWorker>();
 
   constructor(
     initial: readonly RunningWorker[],
@@ -52,21 +60,58 @@ export class ElasticMembership {
     return this.published;
   }
 
-  /** A worker exited 0: the job is winding down, so discovery adds nobody from now on. */
-  noteSuccess(): void {
-    this.finishing = true;
-  }
-
-  /** Publishes the survivors' generation when `alive` still has `minNp` workers; false otherwise. */
-  onFailure(worker: RunningWorker, exit: WorkerExit, alive: ReadonlySet<RunningWorker>): boolean {
-    if (alive.size < this.options.minNp) return false;
+  /**
+   * Handles a worker's exit in an elastic job: when host discovery removed it, or it failed, and
+   * `minNp` workers are left (and the job is not `stopping` already), publishes the others'
+   * generation and returns true. A worker that exited 0 means the job is winding down, so
+   * discovery adds nobody from then on. False: supervise handles the exit as in any job.
+   */
+  onExit(worker: RunningWorker, exit: WorkerExit, alive: ReadonlySet<RunningWorker>, stopping: boolean): boolean {
+    const removed = this.removing.has(worker);
+    if (!removed && !isFailure(exit)) this.finishing = true;
+    if ((!removed && !isFailure(exit)) || stopping || alive.size < this.options.minNp) return false;
     const g = this.nextGeneration();
     const id = this.ids.get(worker) ?? String(worker.rank);
     const failedRank = this.currentRank.get(id) ?? worker.rank;
     const assignments = this.assign([...alive].map((w) => this.member(w)));
-    this.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) failed: ${describeExit(exit)}; continuing with ${alive.size} worker(s) as elastic generation ${g}\n`);
+    const how = removed ? `removed by host discovery (${describeExit(exit)})` : `failed: ${describeExit(exit)}`;
+    this.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) ${how}; continuing with ${alive.size} worker(s) as elastic generation ${g}\n`);
     this.publish(g, assignments, { rank: failedRank, exit });
     return true;
+  }
+
+  /**
+   * A worker found stopped: names it to the engines by its rank in this generation, and kills it
+   * if it is still stopped `stoppedKillMs` later (its peers' engines have timed out on it by
+   * then), so that its exit publishes the next generation. Returns the timer.
+   */
+  onStopped(worker: RunningWorker): NodeJS.Timeout {
+    const rank = this.currentRank.get(this.ids.get(worker) ?? String(worker.rank)) ?? worker.rank;
+    this.store.nameSuspect({ rank, exit: { code: null, signal: 'SIGSTOP' } }).catch(() => {});
+    const afterMs = this.options.stoppedKillMs ?? 30_000;
+    const timer = setTimeout(() => {
+      if (!isStopped(worker.pid)) return;
+      this.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) stayed stopped for ${afterMs / 1000} s; killing it\n`);
+      worker.signalGroup('SIGKILL');
+      worker.signalGroup('SIGCONT');
+    }, afterMs);
+    timer.unref();
+    return timer;
+  }
+
+  /**
+   * Stops (SIGTERM) the newest workers on hosts that host discovery now lists with fewer slots
+   * than they run (or not at all), never leaving fewer than `minNp`; their exits then publish the
+   * next generation (see {@link onExit}). Returns the workers stopped.
+   */
+  shrink(hosts: ReadonlyMap<string, number>, alive: ReadonlySet<RunningWorker>): RunningWorker[] {
+    const staying = [...alive].filter((w) => !this.removing.has(w));
+    const removed = excessWorkers(hosts, staying, (w) => Number(this.ids.get(w))).slice(0, Math.max(0, staying.length - this.options.minNp));
+    for (const w of removed) {
+      this.removing.add(w);
+      w.signalGroup('SIGTERM');
+    }
+    return removed;
   }
 
   /**
@@ -76,7 +121,7 @@ export class ElasticMembership {
    */
   async grow(hosts: ReadonlyMap<string, number>, alive: ReadonlySet<RunningWorker>): Promise<RunningWorker[]> {
     const spawn = this.options.spawn;
-    const added = this.freeSlots(hosts, alive);
+    const added = freeSlots(hosts, [...alive], this.options.maxNp);
     if (spawn === undefined || added.length === 0 || this.finishing) return [];
     await this.published;
     if (!(await this.store.generationReady(this.generation)) || this.finishing) return [];
@@ -86,7 +131,7 @@ export class ElasticMembership {
     this.publish(g, assignments);
     await this.published;
     const started = members.slice(alive.size).map(({ rank: id, host }) => {
-      const worker = spawn(this.placement(host, assignments.get(String(id)) as ElasticTopology), { KOLO_WORKER_ID: String(id), KOLO_ELASTIC_GENERATION: String(g) });
+      const worker = spawn(placementOn(host, assignments.get(String(id)) as ElasticTopology, this.options.placements), { KOLO_WORKER_ID: String(id), KOLO_ELASTIC_GENERATION: String(g) });
       this.ids.set(worker, String(id));
       return worker;
     });
@@ -94,15 +139,7 @@ export class ElasticMembership {
     return started;
   }
 
-  private freeSlots(hosts: ReadonlyMap<string, number>, alive: ReadonlySet<RunningWorker>): string[] {
-    const added: string[] = [];
-    let total = alive.size;
-    for (const [host, slots] of hosts) {
-      const used = [...alive].filter((w) => w.host === host).length;
-      for (let s = used; s < slots && total < this.options.maxNp; s += 1, total += 1) added.push(host);
-    }
-    return added;
-  }
+
 
   private member(w: RunningWorker): { rank: number; host: string } {
     return { rank: Number(this.ids.get(w) ?? w.rank), host: w.host };
@@ -125,9 +162,5 @@ export class ElasticMembership {
       .catch((error: Error) => this.log(`could not publish elastic generation ${g}: ${error.message}`));
   }
 
-  private placement(host: string, topology: ElasticTopology): WorkerPlacement {
-    const known = this.options.placements.find((p) => p.host === host);
-    const remote = known?.remote ?? !isLocalHost(host);
-    return { ...topology, host, remote, bindAddress: known?.bindAddress ?? (remote ? host : '127.0.0.1') };
-  }
+
 }

@@ -69,3 +69,17 @@ export function survivorTopology(survivors: readonly Pick<WorkerPlacement, 'rank
   });
   return out;
 }
+
+/**
+ * How long an elastic job lets a worker stay stopped: the engine timeout the workers get from
+ * `KOLO_TIMEOUT_SECONDS` (or horovodrun's `HOROVOD_GLOO_TIMEOUT_SECONDS`), else its 30 s default.
+ *
+ * @example
+ * ```ts
+ * stoppedKillMsOf({ KOLO_TIMEOUT_SECONDS: '5' }); // 5000
+ * ```
+ */
+export function stoppedKillMsOf(env: NodeJS.ProcessEnv): number {
+  const seconds = Number(env.KOLO_TIMEOUT_SECONDS ?? env.HOROVOD_GLOO_TIMEOUT_SECONDS);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 30_000;
+}

@@ -11,6 +11,8 @@ import { storeBindAddress } from './store-bind-address.js';
 import { LaunchError } from './usage-error.js';
 
 const claimKey = 'kolo/failure/claims';
+/** A worker some node's kolorun found stopped (JSON FailureRecord), written before any claim. */
+const STOPPED_KEY = 'kolo/failure/stopped';
 /** Read by `@kolo/core`'s `elastic.run` (packages/core/src/elastic/assignment.ts). */
 const ELASTIC_GENERATION_KEY = 'kolo/elastic/generation';
 const finishedKey = (node: number): string => `kolo/launcher/finished/${node}`;
@@ -135,6 +137,21 @@ export class JobStore {
   }
 
   /**
+   * Records a worker kolorun found stopped, before anything is claimed: the engine's twins (its
+   * peers' engines name it when they time out on it) and `kolo/failure/stopped` (so another
+   * node's kolorun blames it when one of that node's workers gives up on it first).
+   */
+  async recordStopped(record: FailureRecord): Promise<void> {
+    await this.kv.set(STOPPED_KEY, JSON.stringify(record));
+    await this.nameSuspect({ rank: record.rank, exit: { code: record.exitCode, signal: record.signal as NodeJS.Signals | null } });
+  }
+
+  /** The worker some node's kolorun recorded as stopped, if any. */
+  readStopped(): Promise<FailureRecord | undefined> {
+    return this.readRecord(STOPPED_KEY);
+  }
+
+  /**
    * Publishes an elastic generation: after a failure the engine's failure twins (so survivors'
    * errors name the worker, by its rank in the generation that just failed), every member's
    * assignment under `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g
@@ -159,9 +176,13 @@ export class JobStore {
   }
 
   /** The job's first failure, if one was recorded. */
-  async readFailure(): Promise<FailureRecord | undefined> {
+  readFailure(): Promise<FailureRecord | undefined> {
+    return this.readRecord(FAILURE_KEY);
+  }
+
+  private async readRecord(key: string): Promise<FailureRecord | undefined> {
     try {
-      return JSON.parse((await this.kv.get(FAILURE_KEY, { timeoutMs: 0 })).toString('utf8')) as FailureRecord;
+      return JSON.parse((await this.kv.get(key, { timeoutMs: 0 })).toString('utf8')) as FailureRecord;
     } catch {
       return undefined;
     }

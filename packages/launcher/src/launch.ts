@@ -1,4 +1,4 @@
-import { checkElastic } from './elastic.js';
+import { checkElastic, stoppedKillMsOf } from './elastic.js';
 import { JobStore } from './job-store.js';
 import { LAUNCH_DEFAULTS, type LaunchOptions } from './launch-options.js';
 import { runUnderMpirun } from './mpi-handoff.js';
@@ -104,6 +104,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
         elastic: {
           ...elastic,
           placements: plan.workers,
+          stoppedKillMs: stoppedKillMsOf(env),
           spawn: (placement: WorkerPlacement, extraEnv: Record<string, string>) => spawnWorker({ placement, koloEnv: { ...workerEnv(placement, job), ...extraEnv }, command: options.command, cwd, baseEnv: env, stdout, stderr, outputDir: options.outputDir, tailLines: LAUNCH_DEFAULTS.stderrTailLines, ...(options.ssh !== undefined && { ssh: options.ssh }) }),
         },
       }),

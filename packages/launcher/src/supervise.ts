@@ -80,9 +80,9 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   const onExit = (exiting: RunningWorker, exitStatus: WorkerExit): void => {
     alive.delete(exiting);
     log(`rank ${exiting.rank} exited: ${exitStatus.signal ?? exitStatus.code}`);
-    if (!isFailure(exitStatus)) membership?.noteSuccess();
-    if (!isFailure(exitStatus) || first !== undefined || interrupted !== undefined) return;
-    if (membership?.onFailure(exiting, exitStatus, alive)) return;
+    const stopping = first !== undefined || interrupted !== undefined;
+    if (membership?.onExit(exiting, exitStatus, alive, stopping)) return;
+    if (!isFailure(exitStatus) || stopping) return;
     first = blameFailure(exiting, exitStatus, alive, store);
     void first.claimed.then(startGrace);
   };
@@ -108,12 +108,11 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   workers.forEach(track);
   if (workers.length === 0) allExited();
 
-  const stopWatch = membership === undefined
-    ? watchStopped(() => alive, stopPollMs, (w) => {
-        log(`rank ${w.rank} is stopped`);
-        store.nameSuspect({ rank: w.rank, exit: stoppedExit }).catch(() => {});
-      })
-    : () => {};
+  const stopWatch = watchStopped(() => alive, stopPollMs, (w) => {
+    log(`rank ${w.rank} is stopped`);
+    if (membership !== undefined) return void timers.push(membership.onStopped(w));
+    store.recordStopped({ rank: w.rank, exitCode: null, signal: stoppedExit.signal, host: w.host }).catch(() => {});
+  });
   const stopDiscovery = startHostDiscovery(options.elastic, membership, () => alive, (w) => {
     all.push(w);
     track(w);

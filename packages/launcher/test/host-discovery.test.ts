@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ElasticMembership } from '../src/elastic-membership.js';
+import { stoppedKillMsOf } from '../src/elastic.js';
 import { discoverHosts, parseDiscoveredHosts } from '../src/host-discovery.js';
 import type { JobStore } from '../src/job-store.js';
 import { parseCommandLine } from '../src/options.js';
@@ -72,7 +73,21 @@ describe('ElasticMembership.grow', () => {
     const notReady = new ElasticMembership(initial, { minNp: 1, maxNp: 4, placements, spawn }, fakeStore(false, []), quiet, () => {});
     expect(await notReady.grow(new Map([['localhost', 4]]), new Set(initial))).toEqual([]);
     const finishing = new ElasticMembership(initial, { minNp: 1, maxNp: 4, placements, spawn }, fakeStore(true, []), quiet, () => {});
-    finishing.noteSuccess();
+    expect(finishing.onExit(worker(5, 'localhost'), { code: 0, signal: null }, new Set(initial), false)).toBe(false);
     expect(await finishing.grow(new Map([['localhost', 4]]), new Set(initial))).toEqual([]);
+  });
+
+  it('stops the newest workers on hosts listed with fewer slots, never below --min-np', () => {
+    const signals: [number, string][] = [];
+    const w = (rank: number, host: string): RunningWorker => ({ ...worker(rank, host), signalGroup: (signal) => (signals.push([rank, String(signal)]), true) });
+    const initial = [w(0, 'a'), w(1, 'a'), w(2, 'b'), w(3, 'b')];
+    const membership = new ElasticMembership(initial, { minNp: 2, maxNp: 4, placements }, fakeStore(true, []), quiet, () => {});
+    expect(membership.shrink(new Map([['a', 1], ['b', 2]]), new Set(initial)).map((x) => x.rank)).toEqual([1]);
+    expect(membership.shrink(new Map([['a', 1]]), new Set(initial)).map((x) => x.rank)).toEqual([3]);
+    expect(signals).toEqual([[1, 'SIGTERM'], [3, 'SIGTERM']]);
+  });
+
+  it('lets a stopped worker stay stopped for the engine timeout the workers get', () => {
+    expect([stoppedKillMsOf({ KOLO_TIMEOUT_SECONDS: '5' }), stoppedKillMsOf({ HOROVOD_GLOO_TIMEOUT_SECONDS: '0.5' }), stoppedKillMsOf({}), stoppedKillMsOf({ KOLO_TIMEOUT_SECONDS: 'x' })]).toEqual([5000, 500, 30_000, 30_000]);
   });
 });

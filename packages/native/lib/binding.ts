@@ -28,17 +28,38 @@ export interface NativeConstants {
 
 /** Where ranks meet to exchange transport addresses. */
 export type NativeStoreConfig =
-  | { readonly kind: 'tcp'; readonly host: string; readonly port: number; readonly secret: string }
-  | { readonly kind: 'file'; readonly path: string };
+  | {
+      /** The launcher's TCP store (kolorun, or rank 0 under torchrun-style variables). */
+      readonly kind: 'tcp';
+      /** The store's address. */
+      readonly host: string;
+      /** The store's TCP port. */
+      readonly port: number;
+      /** The per-job secret both sides prove with HMAC-SHA256. */
+      readonly secret: string;
+    }
+  | {
+      /** A directory of files on a file system every rank sees (single host, or mpirun jobs). */
+      readonly kind: 'file';
+      /** The directory. */
+      readonly path: string;
+    };
 
 /** The fully resolved configuration handed to the engine; C++ reads no environment of its own. */
 export interface NativeEngineConfig {
+  /** This process's rank in the job, 0 … size - 1. */
   readonly rank: number;
+  /** The number of processes in the job. */
   readonly size: number;
+  /** This process's rank among the processes on its host. */
   readonly localRank: number;
+  /** The number of processes on this host. */
   readonly localSize: number;
+  /** This host's index among the hosts (the rank among processes with the same localRank). */
   readonly crossRank: number;
+  /** The number of hosts (processes with the same localRank). */
   readonly crossSize: number;
+  /** Where the ranks meet to exchange transport addresses. */
   readonly store: NativeStoreConfig;
   /** Key prefix for this engine generation, so several generations share one store. */
   readonly storePrefix: string;
@@ -46,8 +67,11 @@ export interface NativeEngineConfig {
   readonly hostname: string;
   /** Network interface for the transport; empty means use `hostname`. */
   readonly iface: string;
+  /** How long the background thread waits between negotiation cycles. */
   readonly cycleTimeMs: number;
+  /** Largest fused allreduce buffer; 0 disables fusion. */
   readonly fusionThresholdBytes: number;
+  /** How long a rendezvous or collective may wait for a peer before failing with KOLO_TIMEOUT. */
   readonly timeoutMs: number;
   /** Reduce within each host, allreduce across hosts among local rank 0s, broadcast back. */
   readonly hierarchicalAllreduce: boolean;
@@ -65,21 +89,31 @@ export interface NativeEngineConfig {
   readonly gpuDevice: number;
   /** Stall inspector: warn after this many ms (0 disables); end the job after stallShutdownMs (0: never). */
   readonly stallCheckMs: number;
+  /** End the job after a tensor has stalled this long; 0 never ends it. */
   readonly stallShutdownMs: number;
   /** Chrome-trace file written by rank 0; empty for none. */
   readonly timelinePath: string;
+  /** Also mark each engine cycle in the timeline. */
   readonly timelineMarkCycles: boolean;
 }
 
 /** One request to the engine. Buffers stay pinned until the request completes. */
 export interface NativeRequest {
+  /** The operation, an id from `NativeConstants.requestTypes`. */
   readonly type: number;
+  /** The name ranks match requests by; the same on every rank. */
   readonly name: string;
+  /** The element type, an id from `NativeConstants.dtypes`. */
   readonly dtype: number;
+  /** The tensor's dimensions; the buffer holds their product of elements. */
   readonly shape: readonly number[];
+  /** allreduce, reducescatter: the reduction, an id from `NativeConstants.reduceOps`. */
   readonly reduceOp: number;
+  /** broadcast: the rank whose data everyone receives. */
   readonly root: number;
+  /** allreduce, reducescatter: factor applied to the input before reducing. */
   readonly prescale: number;
+  /** allreduce, reducescatter: factor applied to the result after reducing. */
   readonly postscale: number;
   /** alltoall: rows of the first dimension sent to each rank; empty means an even split. */
   readonly splits: readonly number[];
@@ -103,6 +137,7 @@ export interface NativeResult {
 
 /** A rejection from the engine carries a code (one of `NativeConstants.errorCodes`). */
 export interface NativeError extends Error {
+  /** One of `NativeConstants.errorCodes`, e.g. `KOLO_MISMATCH`. */
   readonly code: string;
   /** The rank that failed first, when the engine knows it (communication failures). */
   readonly failedRank?: number;
@@ -127,9 +162,19 @@ export interface NativeEngine {
 
 /** Everything `kolo_native.node` exports. */
 export interface NativeBinding {
+  /** Name → id tables and error codes, read from the addon. */
   readonly constants: NativeConstants;
   /** Transports, dtypes and ops compiled into this build. */
-  capabilities(): { transports: string[]; dtypes: string[]; ops: string[]; reduceOps: string[] };
+  capabilities(): {
+    /** `gloo`, plus `mpi` and `nccl` when they were found at build time. */
+    transports: string[];
+    /** The element types, as in `NativeConstants.dtypes`. */
+    dtypes: string[];
+    /** The operations, as in `NativeConstants.requestTypes`. */
+    ops: string[];
+    /** The reductions, as in `NativeConstants.reduceOps`. */
+    reduceOps: string[];
+  };
   /** Connects to the peers (rendezvous through the store) and starts the background thread. */
   startEngine(config: NativeEngineConfig): Promise<NativeEngine>;
 }

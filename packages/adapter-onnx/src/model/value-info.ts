@@ -17,7 +17,9 @@ export interface ValueInfoFields {
  * ```
  */
 export interface ValueInfo {
+  /** The input's or output's name in the graph. */
   readonly name: string;
+  /** The element type; undefined when Kolo does not handle it or the value is not a tensor. */
   readonly type: OnnxElementType | undefined;
   /** `undefined` when the model declares no shape at all. */
   readonly dims: readonly (number | string | undefined)[] | undefined;

@@ -10,7 +10,9 @@ import type { OnnxModel } from '../model/onnx-model.js';
  * ```
  */
 export interface TrainableWeight {
+  /** The graph input that feeds the weight. */
   readonly name: string;
+  /** Its static dims. */
   readonly dims: readonly number[];
   /** The output holding d(loss)/d(weight). */
   readonly gradient: string;

@@ -2,7 +2,9 @@
 export interface BucketParam {
   /** Position in registration order (torch's parameter index). */
   readonly index: number;
+  /** The gradient's size in bytes. */
   readonly bytes: number;
+  /** The gradient's dtype; a bucket holds one dtype. */
   readonly dtype: string;
 }
 

@@ -37,6 +37,7 @@ export class DistributedDataParallel {
   readonly ready: Promise<void>;
   /** Parameter indices (registration order) per gradient bucket, in reduction order. */
   readonly bucketIndices: readonly (readonly number[])[];
+  /** The options with their defaults filled in. */
   readonly options: ResolvedDdpOptions;
   private readonly group: ProcessGroup;
   private readonly params: readonly LayerVariable[];

@@ -17,12 +17,19 @@ import { Compression, type Compressor } from '../compression.js';
  * ```
  */
 export interface DistributedOptimizerOptions {
+  /** How gradients combine across ranks: `average` (default, as Horovod) or `sum`. */
   readonly op?: 'average' | 'sum';
+  /** Local passes accumulated (averaged) before one allreduce and one update; default 1. */
   readonly backwardPassesPerStep?: number;
+  /** Horovod's spelling of `backwardPassesPerStep`. */
   readonly backward_passes_per_step?: number;
+  /** `hvd.Compression.fp16` (or `'fp16'`) halves the bytes on the wire; default none. */
   readonly compression?: 'none' | 'fp16' | Compressor;
+  /** Divide gradients by this before the sum and multiply after (average only); default 1. */
   readonly gradientPredivideFactor?: number;
+  /** Horovod's spelling of `gradientPredivideFactor`. */
   readonly gradient_predivide_factor?: number;
+  /** Request name on the wire; give concurrent optimizers distinct names. */
   readonly name?: string;
 }
 

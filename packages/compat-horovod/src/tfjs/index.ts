@@ -59,9 +59,14 @@ export {
  * ```
  */
 export const callbacks = {
+  /** Broadcasts rank 0's (or `root`'s) weights and optimizer state before the first batch. */
   BroadcastGlobalVariablesCallback,
+  /** Averages each epoch's metrics over the ranks. */
   MetricAverageCallback,
+  /** Ramps the learning rate from `lr / size` to `lr` over the first epochs. */
   LearningRateWarmupCallback,
+  /** Multiplies the learning rate by a schedule between two epochs. */
   LearningRateScheduleCallback,
+  /** Saves a checkpoint on rank 0 after each epoch (Keras' ModelCheckpoint, rank 0 only). */
   CheckpointCallback,
 } as const;

@@ -12,8 +12,11 @@ import { typedArrayIO, type ValueIO } from '../value-io.js';
  * ```
  */
 export interface LayerVariableLike {
+  /** The variable's name, e.g. `dense_Dense1/kernel`. */
   readonly name: string;
+  /** The variable's shape. */
   readonly shape: number[];
+  /** The variable's dtype, e.g. `float32`. */
   readonly dtype: string;
   /** The underlying tf.Variable. */
   read(): tf.Tensor;

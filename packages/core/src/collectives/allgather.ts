@@ -36,7 +36,9 @@ export interface AllgatherOptions {
  * ```
  */
 export interface ShapedResult<T extends HostArray> {
+  /** Every rank's rows, in rank order, in an array of the input's kind. */
   readonly data: SameKind<T>;
+  /** The input's shape with the first dimension summed over the ranks. */
   readonly shape: number[];
 }
 

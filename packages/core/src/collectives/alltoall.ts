@@ -42,8 +42,11 @@ export interface AlltoallOptions {
  * ```
  */
 export interface AlltoallResult<T extends HostArray> {
+  /** The rows received, in rank order, in an array of the input's kind. */
   readonly data: SameKind<T>;
+  /** The input's shape with the first dimension set to the rows received. */
   readonly shape: number[];
+  /** How many rows came from each rank. */
   readonly receivedSplits: number[];
 }
 

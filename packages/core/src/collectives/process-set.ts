@@ -18,6 +18,7 @@ const marker = Symbol.for('kolo.processSet');
  * ```
  */
 export class ProcessSet {
+  /** Recognises instances from any copy of `@kolo/core`. */
   readonly [marker] = true;
   /** @param id the engine's id (0 is every rank). @param ranks the global ranks, ascending. */
   constructor(
@@ -43,8 +44,11 @@ export class ProcessSet {
 
 /** The set a collective runs over: its id, and this rank's position in it and its size. */
 export interface Group {
+  /** The process set's engine id; 0 is every rank. */
   readonly id: number;
+  /** This process's position in the set. */
   readonly rank: number;
+  /** The number of members. */
   readonly size: number;
 }
 

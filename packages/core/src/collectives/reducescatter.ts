@@ -45,7 +45,9 @@ export interface ReducescatterOptions {
  * ```
  */
 export function scatterRows(spec: { rows: number; size: number; rank: number }): {
+  /** The first row this rank receives. */
   start: number;
+  /** How many rows it receives. */
   count: number;
 } {
   const base = Math.floor(spec.rows / spec.size);

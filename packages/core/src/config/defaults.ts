@@ -17,7 +17,9 @@ export const configDefaults = {
   stallCheckTimeMs: 60_000,
   /** Horovod's `HOROVOD_STALL_SHUTDOWN_TIME_SECONDS` default: never shut down. */
   stallShutdownTimeMs: 0,
+  /** No fixed address: the transport binds to `iface`, or to the host name. */
   hostname: '',
+  /** No fixed network interface. */
   iface: '',
   /** Job id when no launcher names one. */
   jobId: 'local',

@@ -14,7 +14,14 @@ import type { Topology } from './resolve-topology.js';
 export interface StorePlan {
   readonly store: NativeStoreConfig;
   /** Set on the rank that must host a TCP store before the engine starts (torchrun rank 0). */
-  readonly hostStore?: { readonly host: string; readonly port: number; readonly secret: string };
+  readonly hostStore?: {
+    /** The address to listen on (`0.0.0.0` unless the store address is a loopback one). */
+    readonly host: string;
+    /** The port to listen on. */
+    readonly port: number;
+    /** The job secret clients must prove. */
+    readonly secret: string;
+  };
   /** A temporary directory this process created and should remove at shutdown. */
   readonly ownedTempDir?: string;
 }

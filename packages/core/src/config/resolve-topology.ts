@@ -12,11 +12,17 @@ import { launcherVariables, type LauncherKind, type TopologyKey } from './launch
  * ```
  */
 export interface Topology {
+  /** This process's rank in the job, 0 … size - 1. */
   readonly rank: number;
+  /** The number of processes in the job. */
   readonly size: number;
+  /** This process's rank among the processes on its host. */
   readonly localRank: number;
+  /** The number of processes on this host. */
   readonly localSize: number;
+  /** This host's index among the hosts (the rank among processes with the same localRank). */
   readonly crossRank: number;
+  /** The number of hosts (processes with the same localRank). */
   readonly crossSize: number;
 }
 

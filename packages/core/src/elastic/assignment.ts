@@ -19,7 +19,9 @@ export const readyKey = (generation: number): string => `kolo/elastic/gen${gener
 
 /** Where this worker sits in an elastic generation. */
 export interface Assignment {
+  /** The elastic generation (0 for the first set of workers; each change adds one). */
   readonly generation: number;
+  /** This worker's rank, size and host placement in that generation. */
   readonly topology: Topology;
 }
 

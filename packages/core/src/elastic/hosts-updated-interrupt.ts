@@ -14,6 +14,7 @@ const marker = Symbol.for('kolo.elastic.HostsUpdatedInterrupt');
 export class HostsUpdatedInterrupt extends Error {
   private readonly [marker] = true;
 
+  /** @param generation the elastic generation kolorun published. */
   constructor(readonly generation: number) {
     super(`kolorun published elastic generation ${generation}; elastic.run re-rendezvouses with it (catch this only to rethrow it)`);
     this.name = 'HostsUpdatedInterrupt';

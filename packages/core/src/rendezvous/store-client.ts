@@ -32,7 +32,9 @@ export interface StoreBlockingOptions {
  * ```
  */
 export const STORE_CLIENT_DEFAULTS = {
+  /** How long connecting (and authenticating) may take. */
   connectTimeoutMs: 30_000,
+  /** How long a blocking get or wait waits for its keys when the caller gives no timeout. */
   blockingTimeoutMs: 300_000,
 } as const;
 

@@ -31,19 +31,37 @@
  */
 /** Request opcodes (first byte of a request payload). */
 export const StoreOp = {
+  /** Answers the server's challenge with an HMAC proof of the job secret; the first frame. */
   Auth: 0x01,
+  /** Stores a value under a key. */
   Set: 0x02,
+  /** Waits up to `timeoutMs` for a key and returns its value. */
   Get: 0x03,
+  /** Adds to an integer counter and returns the new value. */
   Add: 0x04,
+  /** Says whether all the given keys exist, without waiting. */
   Check: 0x05,
+  /** Waits up to `timeoutMs` until all the given keys exist. */
   Wait: 0x06,
+  /** Removes a key and says whether it existed. */
   Delete: 0x07,
 } as const;
 /** One of the {@link StoreOp} values. */
 export type StoreOp = (typeof StoreOp)[keyof typeof StoreOp];
 
 /** Response statuses (first byte of a server payload); CHALLENGE is the server's first frame. */
-export const StoreStatus = { Ok: 0, Timeout: 1, BadRequest: 2, Unauthorized: 3, Challenge: 4 } as const;
+export const StoreStatus = {
+  /** The request succeeded; the result follows. */
+  Ok: 0,
+  /** GET or WAIT ran out of time; no result. */
+  Timeout: 1,
+  /** The frame broke the protocol or a limit; a message follows and the server closes. */
+  BadRequest: 2,
+  /** AUTH failed; a message follows and the server closes. */
+  Unauthorized: 3,
+  /** The server's first frame: a nonce for the client to prove the secret against. */
+  Challenge: 4,
+} as const;
 /** One of the {@link StoreStatus} values. */
 export type StoreStatus = (typeof StoreStatus)[keyof typeof StoreStatus];
 

@@ -44,11 +44,17 @@ const allowed = ['datasetLength', 'numReplicas', 'rank', 'shuffle', 'seed', 'dro
  * ```
  */
 export class DistributedSampler implements Iterable<number> {
+  /** The number of samples in the dataset. */
   readonly datasetLength: number;
+  /** The number of ranks sharing the dataset (default: the job's size). */
   readonly numReplicas: number;
+  /** This rank's position among the replicas (default: the job's rank). */
   readonly rank: number;
+  /** Whether each epoch's order is a seeded permutation (default true). */
   readonly shuffle: boolean;
+  /** The permutation seed, the same on every rank (default 0). */
   readonly seed: number;
+  /** Drop the tail so every rank gets the same count, instead of padding with repeated indices. */
   readonly dropLast: boolean;
   /** Indices this rank yields per epoch (torch's `num_samples`). */
   readonly length: number;

@@ -1,5 +1,6 @@
 // Elastic membership under kolorun --min-np/--max-np: a SIGKILLed worker at step 30 of 4, then
-// (with --host-discovery-script) a worker added back, and a job that grows from 3 to 4.
+// (with --host-discovery-script) a worker added back, a job that grows from 3 to 4, and one that
+// shrinks from 4 to 3 when the script lists a slot fewer.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,7 +88,7 @@ describe('elastic membership changes', () => {
   });
 
   it('grows from 3 to 4 workers when the discovery script reports a 4th slot', { timeout: 120_000 }, async () => {
-    const job = await runGrow(3, 'localhost:3', { KOLO_TEST_GROW_STEP: '5', KOLO_TEST_GROW_TO: 'localhost:4', KOLO_TEST_FINAL_SIZE: '4', KOLO_TEST_STEPS: '20' });
+    const job = await runGrow(3, 'localhost:3', { KOLO_TEST_REHOST_STEP: '5', KOLO_TEST_REHOST_TO: 'localhost:4', KOLO_TEST_FINAL_SIZE: '4', KOLO_TEST_STEPS: '20' });
     const dump = `stdout:\n${job.stdout}\nstderr:\n${job.stderr}`;
     expect(job.code, dump).toBe(0);
     const final = sharedFinal(job, [0, 1, 2, 3], dump);
@@ -96,5 +97,33 @@ describe('elastic membership changes', () => {
     expect(before).toBeGreaterThan(5);
     expect(job.results.get('start.1')?.get(3), dump).toEqual({ step: before, size: 4, generation: 1 });
     final.weights.forEach((w, i) => expect(w).toBeCloseTo(expectedWeights(final.sums)[i] as number, 12));
+  });
+
+  it('shrinks from 4 to 3 workers when the discovery script lists a slot fewer', { timeout: 120_000 }, async () => {
+    const job = await runGrow(4, 'localhost:4', { KOLO_TEST_REHOST_STEP: '10', KOLO_TEST_REHOST_TO: 'localhost:3', KOLO_TEST_FINAL_SIZE: '3', KOLO_TEST_STEPS: '20' });
+    const dump = `stdout:\n${job.stdout}\nstderr:\n${job.stderr}`;
+    expect(job.code, dump).toBe(0);
+    expect(job.stderr).toContain('kolorun: host discovery lists fewer slots; stopping rank(s) 3\n');
+    expect(job.stderr).toMatch(/kolorun: rank 3 \(pid \d+\) removed by host discovery \(killed by signal SIGTERM\); continuing with 3 worker\(s\) as elastic generation 1\n/);
+    const final = sharedFinal(job, [0, 1, 2], dump);
+    const [[, before]] = runs(final.sums) as [number, number][];
+    expect(runs(final.sums).map(([size]) => size)).toEqual([4, 3]);
+    expect(before).toBeGreaterThanOrEqual(10);
+    for (const id of [0, 1, 2]) expect(job.results.get('start.2')?.get(id), dump).toEqual({ step: before, size: 3, generation: 1 });
+    final.weights.forEach((w, i) => expect(w).toBeCloseTo(expectedWeights(final.sums)[i] as number, 12));
+    expect(job.results.get('final')?.has(3)).toBe(false);
+  });
+
+  it('kills a worker that stays SIGSTOPped for the engine timeout, and the other 3 finish', { timeout: 120_000 }, async () => {
+    const job = await runGrow(4, undefined, {
+      KOLO_TEST_VICTIM: '3', KOLO_TEST_VICTIM_STEP: '10', KOLO_TEST_VICTIM_SIGNAL: 'SIGSTOP', KOLO_TEST_FINAL_SIZE: '3', KOLO_TEST_STEPS: '20',
+      KOLO_TIMEOUT_SECONDS: '3', KOLO_TEST_TIMEOUT_MS: '3000',
+    });
+    const dump = `stdout:\n${job.stdout}\nstderr:\n${job.stderr}`;
+    expect(job.code, dump).toBe(0);
+    expect(job.stderr).toMatch(/kolorun: rank 3 \(pid \d+\) stayed stopped for 3 s; killing it\nkolorun: rank 3 \(pid \d+\) failed: killed by signal SIGKILL; continuing with 3 worker\(s\) as elastic generation 1\n/);
+    for (const id of [0, 1, 2]) expect(job.results.get('start.2')?.get(id), dump).toEqual({ step: 10, size: 3, generation: 1 });
+    const final = sharedFinal(job, [0, 1, 2], dump);
+    expect(runs(final.sums)).toEqual([[4, 10], [3, 10]]);
   });
 });

@@ -32,8 +32,11 @@ export interface AdamOptions {
  */
 export class Adam implements FlatOptimizer {
   learningRate: number;
+  /** Decay of the first-moment (mean) estimate. */
   readonly beta1: number;
+  /** Decay of the second-moment (uncentred variance) estimate. */
   readonly beta2: number;
+  /** Added to the denominator for numerical stability. */
   readonly epsilon: number;
   steps = 0;
   private m: Float32Array | undefined;

@@ -13,9 +13,18 @@ import { Sgd, type SgdOptions } from './sgd.js';
  * ```
  */
 export type OptimizerSpec =
-  | ({ readonly type: 'sgd' } & SgdOptions)
-  | ({ readonly type: 'momentum' } & MomentumOptions)
-  | ({ readonly type: 'adam' } & AdamOptions);
+  | ({
+      /** Plain gradient descent ({@link Sgd}). */
+      readonly type: 'sgd';
+    } & SgdOptions)
+  | ({
+      /** Gradient descent with momentum ({@link Momentum}). */
+      readonly type: 'momentum';
+    } & MomentumOptions)
+  | ({
+      /** Adam ({@link Adam}). */
+      readonly type: 'adam';
+    } & AdamOptions);
 
 /**
  * Builds the optimizer a spec describes.

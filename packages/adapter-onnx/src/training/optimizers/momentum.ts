@@ -32,7 +32,9 @@ export interface MomentumOptions {
  */
 export class Momentum implements FlatOptimizer {
   learningRate: number;
+  /** How much of the previous velocity each step keeps. */
   readonly momentum: number;
+  /** Nesterov momentum: the step looks ahead along the velocity. */
   readonly nesterov: boolean;
   steps = 0;
   private velocity: Float32Array | undefined;

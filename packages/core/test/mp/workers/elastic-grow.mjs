@@ -1,7 +1,7 @@
 // Elastic job with host discovery: each step averages a per-rank gradient into shared weights,
-// sums 1 per rank into `sums` and commits. Worker KOLO_TEST_VICTIM SIGKILLs itself at step
-// KOLO_TEST_VICTIM_STEP (none when unset); worker 0 writes KOLO_TEST_GROW_TO (host:slots) into
-// the discovery file at step KOLO_TEST_GROW_STEP (none when unset). Training ends once it is
+// sums 1 per rank into `sums` and commits. Worker KOLO_TEST_VICTIM sends itself
+// KOLO_TEST_VICTIM_SIGNAL (default SIGKILL) at step KOLO_TEST_VICTIM_STEP (none when unset); worker 0 writes KOLO_TEST_REHOST_TO (host:slots) into
+// the discovery file at step KOLO_TEST_REHOST_STEP (none when unset). Training ends once it is
 // past step KOLO_TEST_STEPS and ran 5 steps with KOLO_TEST_FINAL_SIZE workers (or at step 400).
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +13,8 @@ const finalSize = Number(env.KOLO_TEST_FINAL_SIZE);
 const workerId = env.KOLO_WORKER_ID;
 const report = (key, value) => console.log(`RESULT ${JSON.stringify({ rank: Number(workerId), key, value })}`);
 
-await kolo.init({ timeoutMs: 20_000 });
+const timeoutMs = Number(env.KOLO_TEST_TIMEOUT_MS ?? 20_000);
+await kolo.init({ timeoutMs });
 const state = new kolo.elastic.ObjectState({ step: 0, sums: [], weights: [1, 2, 3, 4] });
 let attempts = 0;
 await kolo.elastic.run(async (s) => {
@@ -23,8 +24,8 @@ await kolo.elastic.run(async (s) => {
   const atFinalSize = () => s.values.sums.length - s.values.sums.findLastIndex((n) => n !== finalSize) - 1;
   while (s.values.step < 400 && !(s.values.step >= steps && atFinalSize() >= 5)) {
     const step = s.values.step;
-    if (workerId === env.KOLO_TEST_VICTIM && step === Number(env.KOLO_TEST_VICTIM_STEP)) process.kill(process.pid, 'SIGKILL');
-    if (workerId === '0' && step === Number(env.KOLO_TEST_GROW_STEP)) writeFileSync(env.KOLO_TEST_HOSTS_FILE, `${env.KOLO_TEST_GROW_TO}\n`);
+    if (workerId === env.KOLO_TEST_VICTIM && step === Number(env.KOLO_TEST_VICTIM_STEP)) process.kill(process.pid, env.KOLO_TEST_VICTIM_SIGNAL ?? 'SIGKILL');
+    if (workerId === '0' && step === Number(env.KOLO_TEST_REHOST_STEP)) writeFileSync(env.KOLO_TEST_HOSTS_FILE, `${env.KOLO_TEST_REHOST_TO}\n`);
     const grad = s.values.weights.map((w, i) => (i + 1) * 0.01 * (kolo.rank() + 1));
     const avg = await kolo.allreduce(new Float64Array(grad), { op: 'average', name: `grad.${step}` });
     const [sum] = await kolo.allreduce(new Float64Array([1]), { op: 'sum', name: `count.${step}` });
@@ -34,6 +35,6 @@ await kolo.elastic.run(async (s) => {
     s.commit();
     await sleep(20);
   }
-}, state, { initOptions: { timeoutMs: 20_000 } });
+}, state, { initOptions: { timeoutMs } });
 report('final', { ...state.values, size: kolo.size(), generation: kolo.elastic.generation(), attempts });
 await kolo.shutdown();

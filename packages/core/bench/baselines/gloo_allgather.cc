@@ -1,0 +1,53 @@
+// Baseline: raw Gloo allgather over TCP (float32), no engine: every rank is a process given
+// <rank> <size> <store dir> [min bytes] [max bytes]. size = total output bytes (each rank sends
+// size/n in whole floats). Prints BENCH {"bytes":..,"us":..,"wrong":..} on rank 0 per size.
+// Built and run by scripts/bench.mjs.
+#include <gloo/allgather.h>
+#include <gloo/barrier.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+int main(int argc, char** argv) {
+  const int rank = std::atoi(argv[1]);
+  const int size = std::atoi(argv[2]);
+  const long min_bytes = argc > 4 ? std::atol(argv[4]) : 4096;
+  const long max_bytes = argc > 5 ? std::atol(argv[5]) : 64L * 1024 * 1024;
+  gloo::rendezvous::FileStore files(argv[3]);
+  gloo::rendezvous::PrefixStore store("baseline", files);
+  gloo::transport::tcp::attr attr;
+  attr.hostname = "127.0.0.1";
+  auto device = gloo::transport::tcp::CreateDevice(attr);
+  auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+  context->connectFullMesh(store, device);
+  for (long step = min_bytes; step <= max_bytes; step *= 4) {
+    const long per_rank = std::max(1L, step / 4 / size);
+    const long bytes = per_rank * size * 4;
+    std::vector<float> data(per_rank, static_cast<float>(rank + 1));
+    std::vector<float> out(per_rank * size);
+    long iters = std::max(3L, std::min(50L, (256L * 1024 * 1024) / bytes / 4));
+    auto run = [&] {
+      gloo::AllgatherOptions opts(context);
+      opts.setInput(data.data(), data.size());
+      opts.setOutput(out.data(), out.size());
+      gloo::allgather(opts);
+    };
+    run();
+    gloo::BarrierOptions barrier(context);
+    gloo::barrier(barrier);
+    auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < iters; ++i) run();
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
+    long wrong = 0;
+    for (long i = 0; i < static_cast<long>(out.size()); ++i) wrong += out[i] != static_cast<float>(i / per_rank + 1);
+    if (rank == 0) std::printf("BENCH {\"bytes\":%ld,\"us\":%.3f,\"wrong\":%ld}\n", bytes, us, wrong);
+  }
+  return 0;
+}

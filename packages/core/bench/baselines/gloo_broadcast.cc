@@ -1,0 +1,57 @@
+// Baseline: raw Gloo broadcast over TCP (float32, root 0), no engine: every rank is a process
+// given <rank> <size> <store dir> [min bytes] [max bytes]. Prints
+// BENCH {"bytes":..,"us":..,"wrong":..} on rank 0 per size (wrong: rank 1's count, sent back
+// over a second broadcast). Built and run by scripts/bench.mjs.
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+int main(int argc, char** argv) {
+  const int rank = std::atoi(argv[1]);
+  const int size = std::atoi(argv[2]);
+  const long min_bytes = argc > 4 ? std::atol(argv[4]) : 4096;
+  const long max_bytes = argc > 5 ? std::atol(argv[5]) : 64L * 1024 * 1024;
+  gloo::rendezvous::FileStore files(argv[3]);
+  gloo::rendezvous::PrefixStore store("baseline", files);
+  gloo::transport::tcp::attr attr;
+  attr.hostname = "127.0.0.1";
+  auto device = gloo::transport::tcp::CreateDevice(attr);
+  auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+  context->connectFullMesh(store, device);
+  for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
+    std::vector<float> data(bytes / 4, rank == 0 ? 7.0f : 0.0f);
+    long iters = std::max(3L, std::min(50L, (256L * 1024 * 1024) / bytes / 4));
+    auto run = [&] {
+      gloo::BroadcastOptions opts(context);
+      opts.setOutput(data.data(), data.size());
+      opts.setRoot(0);
+      gloo::broadcast(opts);
+    };
+    run();
+    gloo::BarrierOptions barrier(context);
+    gloo::barrier(barrier);
+    auto t0 = std::chrono::steady_clock::now();
+    for (long i = 0; i < iters; ++i) run();
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
+    long wrong = 0;
+    for (float v : data) wrong += v != 7.0f;
+    long theirs = wrong;
+    if (size > 1) {
+      gloo::BroadcastOptions back(context);
+      back.setOutput(&theirs, 1);
+      back.setRoot(1);
+      gloo::broadcast(back);
+    }
+    if (rank == 0) std::printf("BENCH {\"bytes\":%ld,\"us\":%.3f,\"wrong\":%ld}\n", bytes, us, wrong + theirs);
+  }
+  return 0;
+}
