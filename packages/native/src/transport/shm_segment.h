@@ -9,8 +9,9 @@ namespace kolo {
 
 class ShmSegment {
  public:
-  // Creates a new segment of `bytes` (fails if the name exists) and touches every page, so the
-  // first collective does not pay the page faults. Throws std::runtime_error.
+  // Creates a new segment of `bytes` (fails if the name exists), reserving its pages and
+  // pre-faulting this process's mapping, so neither a full /dev/shm nor page faults surface in
+  // the middle of a collective. Throws std::runtime_error.
   static ShmSegment Create(const std::string& name, size_t bytes);
   // Maps an existing segment. Throws std::runtime_error (e.g. the name was never created).
   static ShmSegment Open(const std::string& name);
