@@ -1,7 +1,5 @@
 // Shared by every package's multi-process tests: start a job, collect `RESULT` lines.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -39,13 +37,10 @@ export function runJob(
   const started = Date.now();
   const command = [process.execPath, worker, ...(options.args ?? [])];
   const mpi = options.launcher === 'mpirun';
-  // mpirun's merged, tagged stdout can splice two ranks' lines together when they print at the
-  // same moment; each rank's own file (--output-filename) keeps its lines whole.
-  const rankOutDir = mpi ? mkdtempSync(join(tmpdir(), 'kolo-mpirun-out-')) : '';
   const child = spawn(
     mpi ? 'mpirun' : process.execPath,
     mpi
-      ? ['--oversubscribe', '--tag-output', '--output-filename', rankOutDir, '-np', String(np), ...(options.launcherArgs ?? []), ...command]
+      ? ['--oversubscribe', '--tag-output', '-np', String(np), ...(options.launcherArgs ?? []), ...command]
       : [kolorun, ...(options.launcher === 'kolorun-mpi' ? ['--mpi'] : []), '-np', String(np), ...(options.launcherArgs ?? []), ...command],
     {
       env: { ...process.env, ...(mpi ? { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } : {}), ...options.env },
@@ -60,19 +55,9 @@ export function runJob(
   return new Promise((resolve) => {
     child.on('close', (code) => {
       clearTimeout(timer);
-      const reported = mpi ? rankFiles(rankOutDir, 'stdout') ?? stdout : stdout;
-      if (mpi) rmSync(rankOutDir, { recursive: true, force: true });
-      resolve({ code, stdout: reported, stderr, results: parseResults(reported), elapsedMs: Date.now() - started });
+      resolve({ code, stdout, stderr, results: parseResults(stdout), elapsedMs: Date.now() - started });
     });
   });
-}
-
-/** Every rank's `stream` file under an mpirun --output-filename directory, rank by rank. */
-function rankFiles(dir: string, stream: 'stdout' | 'stderr'): string | undefined {
-  const job = join(dir, '1');
-  if (!existsSync(job)) return undefined;
-  const ranks = readdirSync(job).filter((d) => d.startsWith('rank.')).sort();
-  return ranks.map((d) => (existsSync(join(job, d, stream)) ? readFileSync(join(job, d, stream), 'utf8') : '')).join('\n');
 }
 
 /** The `RESULT {"rank","key","value"}` lines in `stdout`, by key then rank. */
