@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// npm run bench -- <name> [--np N] [--transport gloo,mpi] [--baseline mpi-c,gloo-cc]
-// Runs packages/core/bench/<name>.mjs once per transport (Gloo under kolorun, MPI under mpirun)
+// npm run bench -- <name> [--np N] [--transport shm,gloo,mpi] [--baseline mpi-c,gloo-cc]
+// Runs packages/core/bench/<name>.mjs once per transport (shm: Kolo's default path under kolorun,
+// shared memory on one host; gloo: the same with KOLO_SHM=0; mpi: under mpirun)
 // and, for allreduce, allgather and broadcast, the C/C++ baselines in
 // packages/core/bench/baselines (Open MPI at default settings: mpi_<name>.c; raw Gloo over TCP:
 // gloo_<name>.cc), then prints the nccl-tests style tables side by side with the ratio of the
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { transportEnv } from '../packages/core/bench/drivers/launch.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'packages', 'core', 'bench');
@@ -34,7 +36,7 @@ const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     np: { type: 'string', default: '2' },
-    transport: { type: 'string', default: 'gloo' },
+    transport: { type: 'string', default: 'shm' },
     baseline: { type: 'string', default: '' },
   },
 });
@@ -49,7 +51,7 @@ const transports = values.transport.split(',').map((t) => t.trim());
 const launcher = join(root, 'packages', 'launcher', 'dist', 'cli.js');
 
 function run(transport) {
-  const env = { ...process.env, KOLO_TRANSPORT: transport, KOLO_BENCH_JSON: '1' };
+  const env = { ...process.env, ...transportEnv(transport), KOLO_BENCH_JSON: '1' };
   const command =
     transport === 'mpi'
       ? ['mpirun', ['--oversubscribe', '-np', values.np, process.execPath, script], { ...env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' }]
@@ -125,6 +127,17 @@ function runBaseline(kind) {
 }
 
 const runs = transports.map((t) => ({ transport: t, rows: run(t) }));
+if (!Object.hasOwn(layouts, name)) {
+  // Other benchmarks (latency) report one row of named medians per transport.
+  console.log(`# ${name}: ${values.np} ranks; times in microseconds (medians)`);
+  for (const { transport, rows } of runs) {
+    for (const row of rows) {
+      const cells = Object.entries(row).map(([k, v]) => `${k} ${typeof v === 'number' ? Number(v.toFixed(2)) : v}`);
+      console.log(`${transport.padEnd(6)} ${cells.join(' | ')}`);
+    }
+  }
+  process.exit(0);
+}
 for (const kind of values.baseline.split(',').filter(Boolean)) runs.push({ transport: kind, rows: await runBaseline(kind) });
 const pad = (v, w) => String(v).padStart(w);
 const first = runs[0].rows;

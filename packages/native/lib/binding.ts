@@ -76,6 +76,11 @@ export interface NativeEngineConfig {
   /** Reduce within each host, allreduce across hosts among local rank 0s, broadcast back. */
   readonly hierarchicalAllreduce: boolean;
   /**
+   * Use the shared-memory transport when every rank is on this host (localSize == size), and
+   * for the per-host stage of the hierarchical allreduce. Applies to `gloo` only.
+   */
+  readonly sharedMemory: boolean;
+  /**
    * `gloo`, `mpi` or `nccl` (the last two when compiled in; MPI needs the process to have been
    * started by mpirun, NCCL one GPU per process: device `localRank % deviceCount`).
    */

@@ -1,9 +1,14 @@
 /* Baseline: Open MPI's MPI_Allreduce (float32 sum, in place) at default settings, timed the
- * same way as Kolo's bench (warm-up, then the mean over iterations on rank 0). Prints one JSON
+ * same way as Kolo's bench (warm-up, then the median of per-iteration times on rank 0). Prints one JSON
  * line per size: BENCH {"bytes":..,"us":..}. Built and run by scripts/bench.mjs. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+static int by_value(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -21,11 +26,15 @@ int main(int argc, char** argv) {
     if (iters > 50) iters = 50;
     MPI_Allreduce(MPI_IN_PLACE, data, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    double* times = malloc(sizeof(double) * iters);
     for (long i = 0; i < iters; ++i) {
+      double t0 = MPI_Wtime();
       MPI_Allreduce(MPI_IN_PLACE, data, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      times[i] = (MPI_Wtime() - t0) * 1e6;
     }
-    double us = (MPI_Wtime() - t0) * 1e6 / iters;
+    qsort(times, iters, sizeof(double), by_value);
+    double us = times[iters / 2];
+    free(times);
     if (rank == 0) printf("BENCH {\"bytes\":%ld,\"us\":%.3f}\n", bytes, us);
     free(data);
   }

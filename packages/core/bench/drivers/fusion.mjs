@@ -1,4 +1,4 @@
-// Driver of `npm run bench -- fusion [--np 2,3] [--transport gloo,mpi] [--reps 20]
+// Driver of `npm run bench -- fusion [--np 2,3] [--transport shm,gloo,mpi] [--reps 20]
 // [--tensors 50,200,1000]`: runs ../fusion.mjs once per world size and transport and prints one
 // table with the ratio (N tensors submitted together / one allreduce of the same bytes) and
 // issue #9's target (200 tensors: <= 2x).
@@ -18,7 +18,7 @@ export async function main(argv) {
     args: argv,
     options: {
       np: { type: 'string', default: '2' },
-      transport: { type: 'string', default: 'gloo' },
+      transport: { type: 'string', default: 'shm' },
       reps: { type: 'string', default: '20' },
       tensors: { type: 'string', default: '50,200,1000' },
     },

@@ -8,12 +8,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..
 const kolorun = join(root, 'packages', 'launcher', 'dist', 'cli.js');
 
 /**
- * Runs `script` on `np` ranks (Gloo under kolorun, or `transport: 'mpi'` under mpirun) with
+ * The environment that selects a bench transport: `shm` is Kolo's default single-host path
+ * (shared memory under kolorun), `gloo` the same with KOLO_SHM=0, `mpi` and `nccl` by name.
+ */
+export function transportEnv(transport) {
+  if (transport === 'shm') return { KOLO_TRANSPORT: 'gloo', KOLO_SHM: '1' };
+  return { KOLO_TRANSPORT: transport, KOLO_SHM: '0' };
+}
+
+/**
+ * Runs `script` on `np` ranks (shm or Gloo under kolorun, or `transport: 'mpi'` under mpirun) with
  * KOLO_BENCH_JSON=1 and `env`; `nodeArgs` go to node before the script, `args` after it.
  * Returns every `BENCH {json}` row in output order; exits the process when the job fails.
  */
 export function launchRows({ script, np, transport = 'gloo', env = {}, nodeArgs = [], args = [] }) {
-  const fullEnv = { ...process.env, KOLO_TRANSPORT: transport, KOLO_BENCH_JSON: '1', ...env };
+  const fullEnv = { ...process.env, ...transportEnv(transport), KOLO_BENCH_JSON: '1', ...env };
   const node = [process.execPath, ...nodeArgs, script, ...args];
   const [command, argv] =
     transport === 'mpi'

@@ -64,7 +64,7 @@ export function allgatherObject<T = unknown>(
   obj: T,
   options?: AllgatherObjectOptions,
 ): Promise<T[]> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   const plan = planAllgatherObject(running, obj, options);
   return runAsync(step(plan), { running, stack }) as Promise<T[]>;
@@ -79,7 +79,7 @@ export function allgatherObject<T = unknown>(
  * ```
  */
 export function allgatherObjectSync<T = unknown>(obj: T, options?: AllgatherObjectOptions): T[] {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   return runSync(step(planAllgatherObject(running, obj, options)), { running, stack }) as T[];
 }

@@ -67,7 +67,7 @@ export function allreduce<T extends HostArray>(
   data: T,
   options?: AllreduceOptions<T>,
 ): Promise<SameKind<T>> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   const plan = planAllreduce(running, data, options);
   return runAsync(step(plan), { running, stack }) as Promise<SameKind<T>>;
@@ -86,7 +86,7 @@ export function allreduceSync<T extends HostArray>(
   data: T,
   options?: AllreduceOptions<T>,
 ): SameKind<T> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   return runSync(step(planAllreduce(running, data, options)), { running, stack }) as SameKind<T>;
 }

@@ -41,7 +41,7 @@ function planBarrier(running: Running, options: unknown): Plan<void> {
  * ```
  */
 export function barrier(options?: BarrierOptions): Promise<void> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   return runAsync(step(planBarrier(running, options)), { running, stack });
 }
@@ -55,7 +55,7 @@ export function barrier(options?: BarrierOptions): Promise<void> {
  * ```
  */
 export function barrierSync(options?: BarrierOptions): void {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   runSync(step(planBarrier(running, options)), { running, stack });
 }

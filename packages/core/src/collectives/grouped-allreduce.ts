@@ -87,7 +87,7 @@ export function groupedAllreduce<T extends HostArray>(
   arrays: readonly T[],
   options?: GroupedAllreduceOptions,
 ): Promise<SameKind<T>[]> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   const plan = planGrouped(running, arrays, options);
   return runAsync(step(plan), { running, stack }) as Promise<SameKind<T>[]>;
@@ -105,7 +105,7 @@ export function groupedAllreduceSync<T extends HostArray>(
   arrays: readonly T[],
   options?: GroupedAllreduceOptions,
 ): SameKind<T>[] {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   return runSync(step(planGrouped(running, arrays, options)), { running, stack }) as SameKind<T>[];
 }

@@ -33,7 +33,7 @@ function planJoin(running: Running): Plan<number> {
  * ```
  */
 export function join(): Promise<number> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   return runAsync(step(planJoin(running)), { running, stack });
 }
@@ -47,7 +47,7 @@ export function join(): Promise<number> {
  * ```
  */
 export function joinSync(): number {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   return runSync(step(planJoin(running)), { running, stack });
 }

@@ -81,7 +81,7 @@ export function groupOf(running: Running, processSet: unknown): Group {
  * ```
  */
 export async function addProcessSet(ranks: readonly number[]): Promise<ProcessSet> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   const { size } = running.config.engine;
   if (!Array.isArray(ranks) || ranks.length === 0) {
@@ -106,7 +106,7 @@ export async function addProcessSet(ranks: readonly number[]): Promise<ProcessSe
  * ```
  */
 export async function removeProcessSet(processSet: ProcessSet): Promise<void> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const running = requireRunning();
   const { id } = groupOf(running, processSet);
   const name = requestName(running.counters, { op: 'remove_process_set' });

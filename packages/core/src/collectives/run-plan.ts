@@ -1,5 +1,5 @@
 import type { NativeRequest, NativeResult } from '@kolo/native';
-import { fromNative } from '../errors/from-native.js';
+import { type CallerStack, fromNative } from '../errors/from-native.js';
 import type { Running } from '../runtime/runtime-state.js';
 
 /** One round trip to the engine: requests to enqueue and how to turn the results into a value. */
@@ -18,7 +18,7 @@ export type Steps<T> = Generator<Plan<unknown>, T, unknown>;
 /** The engine to run on and the caller's stack, captured before any native call. */
 export interface RunContext {
   readonly running: Running;
-  readonly stack: string | undefined;
+  readonly stack: CallerStack;
 }
 
 /**
@@ -39,7 +39,7 @@ export function* step<T>(plan: Plan<T>): Steps<T> {
  *
  * @example
  * ```ts
- * const out = await runAsync(step(plan), { running, stack: new Error().stack });
+ * const out = await runAsync(step(plan), { running, stack: new Error() });
  * ```
  */
 export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
@@ -63,7 +63,7 @@ export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
  *
  * @example
  * ```ts
- * const out = runSync(step(plan), { running, stack: new Error().stack });
+ * const out = runSync(step(plan), { running, stack: new Error() });
  * ```
  */
 export function runSync<T>(steps: Steps<T>, context: RunContext): T {

@@ -42,6 +42,8 @@ export interface ConfigOptions {
   readonly stallShutdownTimeMs?: number;
   /** Allreduce within each host, then across hosts among local rank 0s (multi-host jobs only). */
   readonly hierarchicalAllreduce?: boolean;
+  /** Ranks on one host exchange data through shared memory (Gloo transport; default true). */
+  readonly sharedMemory?: boolean;
   /**
    * `gloo` (TCP, default), `mpi` (default when started by mpirun, if this build has MPI) or
    * `nccl` (GPU collectives on host arrays, one GPU per process, if this build has NCCL).
@@ -90,6 +92,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'stallShutdownTimeMs',
   'transport',
   'hierarchicalAllreduce',
+  'sharedMemory',
   'gpuDevice',
   'timelinePath',
   'timelineMarkCycles',

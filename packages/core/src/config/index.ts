@@ -3,4 +3,10 @@ export { configOptionKeys, type ConfigOptions, type Env } from './config-options
 export { configDefaults } from './defaults.js';
 export { detectLauncher, type LauncherKind } from './launcher-env.js';
 export type { Topology } from './resolve-topology.js';
-export { resolveGpuDevice, resolveHierarchical, resolveTransport, type TransportName } from './resolve-transport.js';
+export {
+  resolveGpuDevice,
+  resolveHierarchical,
+  resolveSharedMemory,
+  resolveTransport,
+  type TransportName,
+} from './resolve-transport.js';

@@ -9,7 +9,7 @@ import { resolveJobId } from './resolve-job-id.js';
 import { resolveTopology } from './resolve-topology.js';
 import { resolveTuning } from './resolve-tuning.js';
 import { resolveDiagnostics } from './resolve-diagnostics.js';
-import { resolveGpuDevice, resolveHierarchical, resolveTransport } from './resolve-transport.js';
+import { resolveGpuDevice, resolveHierarchical, resolveSharedMemory, resolveTransport } from './resolve-transport.js';
 
 /**
  * Options of `resolveConfig`: the init options plus the engine generation.
@@ -79,6 +79,7 @@ export function resolveConfig(
     ...resolveTuning(checked, env),
     ...resolveDiagnostics(checked, env),
     hierarchicalAllreduce: resolveHierarchical(checked, env),
+    sharedMemory: resolveSharedMemory(checked, env),
     transport: resolveTransport(checked, env, { launcher, built: checked.builtTransports ?? ['gloo'] }),
     gpuDevice: resolveGpuDevice(checked, env),
     store: plan.store,

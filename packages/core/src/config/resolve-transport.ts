@@ -73,3 +73,24 @@ export function resolveHierarchical(options: ConfigOptions, env: Env): boolean {
   const field = envField(env, ['KOLO_HIERARCHICAL_ALLREDUCE', 'HOROVOD_HIERARCHICAL_ALLREDUCE']);
   return field !== undefined && toNumber(field, { min: 0 }) > 0;
 }
+
+/**
+ * Whether ranks on one host talk through shared memory: the `sharedMemory` option >
+ * `KOLO_SHM` (0 disables) > on. It takes effect when every rank of the job is on one host
+ * (and for the per-host stage of the hierarchical allreduce) with the Gloo transport; MPI and
+ * NCCL keep their own intra-host paths. Turn it off to measure or debug Gloo alone.
+ *
+ * @example
+ * ```ts
+ * resolveSharedMemory({}, { KOLO_SHM: '0' }); // false
+ * ```
+ */
+export function resolveSharedMemory(options: ConfigOptions, env: Env): boolean {
+  const option = optionField(options, 'sharedMemory');
+  if (option !== undefined) {
+    if (typeof option.value !== 'boolean') throw invalidArgument({ what: 'a boolean', name: option.name, value: option.value });
+    return option.value;
+  }
+  const field = envField(env, ['KOLO_SHM']);
+  return field === undefined || toNumber(field, { min: 0 }) > 0;
+}

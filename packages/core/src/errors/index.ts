@@ -6,4 +6,4 @@ export { TimeoutError } from './timeout-error.js';
 export { CommunicationError, type CommunicationErrorOptions } from './communication-error.js';
 export { UnsupportedError } from './unsupported-error.js';
 export { InternalError } from './internal-error.js';
-export { fromNative, type NativeFailureContext } from './from-native.js';
+export { fromNative, type CallerStack, type NativeFailureContext } from './from-native.js';

@@ -36,7 +36,7 @@ export interface InitOptions extends ConfigOptions {
  * ```
  */
 export function init(options: InitOptions = {}): Promise<void> {
-  const stack = new Error().stack;
+  const stack = new Error();
   const checked = checkOptions(options, {
     opName: 'init',
     allowed: [...configOptionKeys, 'binding'],

@@ -5,6 +5,7 @@
 #include "transport/gloo_transport.h"
 #include "transport/mpi_transport.h"
 #include "transport/nccl_transport.h"
+#include "transport/shm_transport.h"
 #include <gloo/rendezvous/prefix_store.h>
 
 namespace kolo {
@@ -51,6 +52,19 @@ std::unique_ptr<Transport> ConnectNccl(RendezvousStore& store, const std::string
   no.id_key = prefix + "/nccl/" + scope + "/id";
   no.timeout = go.timeout;
   return std::make_unique<NcclTransport>(store, std::move(control), no);
+}
+
+// The shared-memory transport for `ranks` of one host; `scope` keeps groups' segments apart.
+std::unique_ptr<Transport> ConnectShm(KeyValueStore& store, const std::string& prefix,
+                                      const std::string& scope, int rank, int size,
+                                      std::chrono::milliseconds timeout) {
+  ShmOptions so;
+  so.rank = rank;
+  so.size = size;
+  so.timeout = timeout;
+  so.store_key = prefix + "/shm/" + scope + "/name";
+  so.name_prefix = prefix + "-" + scope;
+  return std::make_unique<ShmTransport>(store, so);
 }
 
 }  // namespace
@@ -150,7 +164,12 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
 
   const int local_rank = ec.local_rank;
   const int gpu_device = static_cast<int>(IntField(config, "gpuDevice", -1));
-  Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank, gpu_device]() {
+  // Shared memory replaces Gloo when the whole job is on this host; across hosts it carries the
+  // per-host stage of the hierarchical allreduce.
+  const bool shm = config.Get("sharedMemory").ToBoolean() && !use_mpi && !use_nccl;
+  const bool one_host = IntField(config, "localSize", 1) == ec.size;
+  Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank, gpu_device, shm,
+                       one_host]() {
     auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
     Connection c;
     if (use_mpi) {
@@ -174,6 +193,14 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
         sub.size = static_cast<int>(ranks.size());
         return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank, gpu_device);
       };
+    } else if (shm && one_host) {
+      c.transport = ConnectShm(*store, prefix, "world", go.rank, go.size, go.timeout);
+      KeyValueStore* shared = store.get();
+      c.connect_subset = [shared, go, prefix](const std::string& scope,
+                                              const std::vector<int>& ranks, int rank) {
+        return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()),
+                          go.timeout);
+      };
     } else {
       gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
       c.transport = std::make_unique<GlooTransport>(gloo_view, go);
@@ -186,6 +213,14 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
         gloo::rendezvous::PrefixStore view(prefix + "/" + scope, *shared);
         return std::unique_ptr<Transport>(new GlooTransport(view, sub));
       };
+      if (shm) {
+        KeyValueStore* shared = store.get();
+        c.connect_local = [shared, go, prefix](const std::string& scope,
+                                               const std::vector<int>& ranks, int rank) {
+          return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()),
+                            go.timeout);
+        };
+      }
     }
     c.store = std::move(store);
     return c;
@@ -214,14 +249,36 @@ Napi::Value EngineWrap::Enqueue(const Napi::CallbackInfo& info) {
   std::vector<EntryPtr> entries =
       ReadRequests(env, info[0].As<Napi::Array>(), info[1].ToBoolean(), job, true);
   Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
-  Status status = engine_ ? engine_->Enqueue(std::move(entries)) : final_status_;
+  Status status = engine_ ? engine_->Enqueue(std::move(entries), /*wake=*/false) : final_status_;
   if (!status.ok()) {
     deferred.Reject(StatusToError(env, status).Value());
     return deferred.Promise();
   }
   job->deferred.emplace(deferred);
   Hold(env);
+  ScheduleWake(env);
   return deferred.Promise();
+}
+
+// A resolved promise's `then` runs its callback as a microtask: after the caller's synchronous
+// code (and so after every request it submits in one go), before any timer or I/O callback.
+void EngineWrap::ScheduleWake(Napi::Env env) {
+  if (wake_scheduled_) return;
+  if (wake_fn_.IsEmpty()) {
+    wake_fn_ = Napi::Persistent(Napi::Function::New(
+        env,
+        [](const Napi::CallbackInfo& info) {
+          auto* wrap = static_cast<EngineWrap*>(info.Data());
+          wrap->wake_scheduled_ = false;
+          if (wrap->engine_) wrap->engine_->Wake();
+        },
+        "wake", this));
+  }
+  Napi::Promise::Deferred ready = Napi::Promise::Deferred::New(env);
+  ready.Resolve(env.Undefined());
+  Napi::Object promise = ready.Promise();
+  promise.Get("then").As<Napi::Function>().Call(promise, {wake_fn_.Value()});
+  wake_scheduled_ = true;
 }
 
 Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {

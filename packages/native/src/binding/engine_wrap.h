@@ -51,6 +51,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value Shutdown(const Napi::CallbackInfo& info);
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);
   Napi::Value StopTimeline(const Napi::CallbackInfo& info);
+  void ScheduleWake(Napi::Env env);
   void Send(Delivery* delivery);
   void Hold(Napi::Env env);
   void Release(Napi::Env env);
@@ -70,6 +71,10 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   std::optional<Napi::Promise::Deferred> start_deferred_;
   std::vector<Napi::Promise::Deferred> shutdown_waiters_;
   Napi::ObjectReference self_;
+  // Async requests wake the engine from a microtask, once per turn of JS code, so requests
+  // submitted together (a loop of allreduce calls) reach the engine's next cycle together.
+  bool wake_scheduled_ = false;
+  Napi::FunctionReference wake_fn_;
 };
 
 }  // namespace kolo

@@ -265,8 +265,10 @@ Response Coordinator::Construct(const std::string& name, const Pending& pending)
 
 ResponseList Coordinator::Compute(const std::vector<RequestList>& lists, int64_t now_ms) {
   ResponseList out;
+  out.quiet = true;
   for (const RequestList& list : lists) {
     out.shutdown = out.shutdown || list.shutdown;
+    out.quiet = out.quiet && list.requests.empty();
     for (const Request& req : list.requests) {
       if (req.type == RequestType::kJoin) {
         if (!joined_[req.rank]) {
@@ -326,7 +328,7 @@ ResponseList Coordinator::Compute(const std::vector<RequestList>& lists, int64_t
   for (const std::string& name : still_waiting) {
     if (table_.count(name) != 0) arrival_order_.push_back(name);
   }
-  out.responses = Fuse(std::move(responses));
+  out.responses = FuseResponses(std::move(responses), fusion_threshold_bytes_);
   InspectStalls(out, now_ms);
   if (joined_count_ == size_) {
     Response join;
@@ -340,14 +342,15 @@ ResponseList Coordinator::Compute(const std::vector<RequestList>& lists, int64_t
   return out;
 }
 
-std::vector<Response> Coordinator::Fuse(std::vector<Response> responses) const {
+std::vector<Response> Coordinator::FuseResponses(std::vector<Response> responses,
+                                                int64_t threshold) {
   std::vector<Response> fused;
   std::vector<bool> taken(responses.size(), false);
   for (size_t i = 0; i < responses.size(); ++i) {
     if (taken[i]) continue;
     Response head = std::move(responses[i]);
     taken[i] = true;
-    if (head.type == RequestType::kAllreduce && fusion_threshold_bytes_ > 0) {
+    if (head.type == RequestType::kAllreduce && threshold > 0) {
       const int64_t elem = static_cast<int64_t>(DataTypeSize(head.dtype));
       int64_t bytes = head.sizes[0] * elem;
       for (size_t j = i + 1; j < responses.size(); ++j) {
@@ -357,7 +360,7 @@ std::vector<Response> Coordinator::Fuse(std::vector<Response> responses) const {
             c.postscale != head.postscale || c.process_set != head.process_set) {
           continue;
         }
-        if (bytes + c.sizes[0] * elem > fusion_threshold_bytes_) break;
+        if (bytes + c.sizes[0] * elem > threshold) break;
         bytes += c.sizes[0] * elem;
         head.names.push_back(c.names[0]);
         head.sizes.push_back(c.sizes[0]);

@@ -27,8 +27,13 @@ class Coordinator {
   // Negotiation events go to this timeline while it is open (owned by the engine).
   void SetTimeline(Timeline* timeline) { timeline_ = timeline; }
 
+  // Merges adjacent-compatible allreduces (same dtype, op, scales and set) into fused responses
+  // of at most `threshold` bytes; 0 disables fusion.
+  static std::vector<Response> FuseResponses(std::vector<Response> responses, int64_t threshold);
+
   // Names some ranks submitted that are still waiting for others, for stall reports.
   std::vector<std::string> PendingNames() const;
+  bool HasPending() const { return !table_.empty(); }
 
  private:
   struct Pending {
@@ -46,7 +51,6 @@ class Coordinator {
   const std::vector<int>& MembersOf(const Pending& pending) const;
   Response Construct(const std::string& name, const Pending& pending);
   Response ConstructSetChange(const std::string& name, const std::vector<const Request*>& reqs);
-  std::vector<Response> Fuse(std::vector<Response> responses) const;
 
   int size_;
   int64_t fusion_threshold_bytes_;

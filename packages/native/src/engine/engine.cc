@@ -32,7 +32,10 @@ const char* TransportActivity(RequestType type) {
 }  // namespace
 
 Engine::Engine(EngineConfig config, Connector connect, CompletionSink* sink)
-    : config_(config), connect_(std::move(connect)), sink_(sink) {
+    : config_(config),
+      connect_(std::move(connect)),
+      sink_(sink),
+      cache_(config.response_cache_capacity) {
   if (!config_.timeline_path.empty()) SetTimeline(config_.timeline_path, config_.timeline_mark_cycles);
   thread_ = std::thread([this] { Run(); });
 }
@@ -75,18 +78,26 @@ void Engine::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
-Status Engine::Enqueue(std::vector<EntryPtr> entries) {
-  std::lock_guard<std::mutex> lock(state_mu_);
-  if (stopped_) return final_status_;
-  if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
-  Status membership = CheckMembership(entries);
-  if (!membership.ok()) return membership;
-  Status status = queue_.Add(std::move(entries));
-  if (status.ok()) {
-    std::lock_guard<std::mutex> wake(wake_mu_);
-    wake_cv_.notify_all();
+Status Engine::Enqueue(std::vector<EntryPtr> entries, bool wake) {
+  Status status;
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    if (stopped_) return final_status_;
+    if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
+    Status membership = CheckMembership(entries);
+    if (!membership.ok()) return membership;
+    status = queue_.Add(std::move(entries));
   }
+  if (status.ok() && wake) Wake();
   return status;
+}
+
+void Engine::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    wake_pending_ = true;
+  }
+  wake_cv_.notify_all();
 }
 
 // A rank with nothing in flight sleeps until it has work, so an idle job does not spin.
@@ -94,8 +105,10 @@ Status Engine::Enqueue(std::vector<EntryPtr> entries) {
 // idle wake-up bounds how late this rank notices a dead peer or a stop request.
 void Engine::WaitForWork() {
   std::unique_lock<std::mutex> lock(wake_mu_);
-  wake_cv_.wait_for(lock, std::chrono::milliseconds(kIdleWakeMs),
-                    [&] { return shutdown_requested_ || queue_.InFlight() > 0; });
+  wake_cv_.wait_for(lock, std::chrono::milliseconds(kIdleWakeMs), [&] {
+    return shutdown_requested_ || wake_pending_ || queue_.InFlight() > queue_.Unsent();
+  });
+  wake_pending_ = false;
 }
 
 void Engine::Run() {
@@ -174,8 +187,12 @@ bool Engine::RunCycle() {
     throw TransportError("the rendezvous store (hosted by the launcher) closed its connection, "
                          "so the launcher has exited");
   }
+  // A cycle starts at once while requests are moving (this rank's enqueue woke it, or some rank
+  // sent requests last cycle, so a peer may be about to complete ours): one op then costs
+  // microseconds, not a cycle. Only after a cycle in which no rank sent anything does the cycle
+  // time pace the loop, so ranks whose requests wait on each other do not spin.
   auto now = std::chrono::steady_clock::now();
-  if (next > now) std::this_thread::sleep_until(next);
+  if (next > now && last_cycle_quiet_ && !queue_.HasUnsent()) std::this_thread::sleep_until(next);
   next = std::max(next + cycle, std::chrono::steady_clock::now());
 
   RequestList mine;
@@ -191,28 +208,12 @@ bool Engine::RunCycle() {
     timeline_.MarkCycle();
   }
   ResponseList responses = Negotiate(std::move(mine));
+  last_cycle_quiet_ = responses.quiet;
   for (const Response& response : responses.responses) Perform(response);
   timeline_.Flush();
   sink_->EndOfCycle();
   if (!responses.abort_message.empty()) throw StallAbort(responses.abort_message, responses.abort_rank);
   return !responses.shutdown;
-}
-
-ResponseList Engine::Negotiate(RequestList mine) {
-  Transport& t = *connection_.transport;
-  std::vector<std::vector<char>> all = t.GatherToRoot(Serialize(mine));
-  std::vector<char> out;
-  if (config_.rank == 0) {
-    std::vector<RequestList> lists;
-    for (const auto& bytes : all) lists.push_back(ParseRequestList(bytes));
-    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::steady_clock::now().time_since_epoch())
-                               .count();
-    out = Serialize(coordinator_->Compute(lists, now_ms));
-    std::string warning = coordinator_->TakeWarning();
-    if (!warning.empty()) std::fprintf(stderr, "Kolo WARNING: %s\n", warning.c_str());
-  }
-  return ParseResponseList(t.BroadcastFromRoot(std::move(out)));
 }
 
 void Engine::Fail(std::vector<EntryPtr> entries, const Status& status) {

@@ -14,6 +14,7 @@
 
 #include "engine/coordinator.h"
 #include "engine/kv_store.h"
+#include "engine/response_cache.h"
 #include "engine/tensor_queue.h"
 #include "transport/transport.h"
 
@@ -36,6 +37,9 @@ struct EngineConfig {
   StallConfig stall;
   std::string timeline_path;  // empty: no timeline (only rank 0 writes one)
   bool timeline_mark_cycles = false;
+  // Names negotiated once are later agreed by a one-byte vote (Horovod's response cache);
+  // 0 disables the cache.
+  size_t response_cache_capacity = 1024;
 };
 
 // The coordinator ended the job (a stall past its shutdown time).
@@ -69,6 +73,11 @@ struct Connection {
   std::function<std::unique_ptr<Transport>(const std::string& scope,
                                            const std::vector<int>& ranks, int rank)>
       connect_subset;
+  // Connects the ranks of this host for the hierarchical allreduce's per-host stage; when empty,
+  // connect_subset does.
+  std::function<std::unique_ptr<Transport>(const std::string& scope,
+                                           const std::vector<int>& ranks, int rank)>
+      connect_local;
 };
 
 // The ranks one collective runs over: everyone (process set 0) or a registered process set.
@@ -94,7 +103,11 @@ class Engine {
   ~Engine();  // requests shutdown and joins the thread
 
   // Queues entries (all or none). Fails at once if shut down or a name is already in flight.
-  Status Enqueue(std::vector<EntryPtr> entries);
+  // With `wake` false, an idle background thread notices them at the next Wake() (or its idle
+  // wake-up), so a caller can submit a burst that negotiates and fuses in one cycle.
+  Status Enqueue(std::vector<EntryPtr> entries, bool wake = true);
+  // Starts a cycle now if the background thread is idle.
+  void Wake();
   // Asks every rank to stop after the current cycle. Idempotent; returns immediately.
   void RequestShutdown();
   // Waits for the background thread to exit.
@@ -108,6 +121,9 @@ class Engine {
   bool RunCycle();
   void WaitForWork();
   ResponseList Negotiate(RequestList mine);
+  ResponseList NegotiateFully(RequestList mine);
+  std::vector<char> CastVotes(const std::vector<Request>& requests, std::vector<Request>& uncached,
+                              int64_t now_ms);
   void Perform(const Response& response);
   void ApplyTimelineRequest();
   void Phase(const std::vector<EntryPtr>& entries, const char* activity);
@@ -143,6 +159,10 @@ class Engine {
   std::string timeline_path_;
   bool timeline_mark_cycles_ = false;
   bool joined_ = false;
+  bool last_cycle_quiet_ = true;
+  ResponseCache cache_;
+  std::map<size_t, int64_t> pending_hits_;
+  int64_t last_full_negotiation_ms_ = 0;  // cache index -> when this rank submitted it (ms)
   std::map<int32_t, Group> groups_;  // background thread only
   Hierarchy hierarchy_;
   std::mutex sets_mu_;
@@ -151,6 +171,7 @@ class Engine {
   // Wakes an idle background thread when work or a shutdown request arrives.
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;
+  bool wake_pending_ = false;  // under wake_mu_
   std::mutex state_mu_;
   bool stopped_ = false;
   Status final_status_;

@@ -26,7 +26,9 @@ void Engine::ConnectHierarchy() {
     return it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
   };
   h.local.rank = position(h.local.ranks);
-  h.local.owned = connection_.connect_subset("local" + std::to_string(config_.cross_rank),
+  auto& connect_local =
+      connection_.connect_local ? connection_.connect_local : connection_.connect_subset;
+  h.local.owned = connect_local("local" + std::to_string(config_.cross_rank),
                                              h.local.ranks, h.local.rank);
   h.local.transport = h.local.owned.get();
   h.cross.rank = position(h.cross.ranks);

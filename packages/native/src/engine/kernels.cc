@@ -1,6 +1,8 @@
 #include "engine/kernels.h"
 
 #include <cstring>
+#include <stdexcept>
+#include <type_traits>
 
 namespace kolo {
 namespace {
@@ -10,7 +12,69 @@ void Scale(T* data, int64_t count, double factor) {
   for (int64_t i = 0; i < count; ++i) data[i] = static_cast<T>(static_cast<double>(data[i]) * factor);
 }
 
+template <typename T, typename Fn>
+void Combine(void* out, const void* a, const void* b, int64_t count, Fn fn) {
+  T* o = static_cast<T*>(out);
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  for (int64_t i = 0; i < count; ++i) o[i] = fn(x[i], y[i]);
+}
+
+// Integer arithmetic goes through the unsigned type, where overflow wraps by definition.
+template <typename T>
+T WrapAdd(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(x) + static_cast<U>(y)));
+}
+
+template <typename T>
+T WrapMul(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  using Wide = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+  return static_cast<T>(static_cast<U>(static_cast<Wide>(static_cast<U>(x)) * static_cast<Wide>(static_cast<U>(y))));
+}
+
+template <typename T>
+void Reduce(void* out, const void* a, const void* b, int64_t count, ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kMin:
+      Combine<T>(out, a, b, count, [](T x, T y) { return y < x ? y : x; });
+      break;
+    case ReduceOp::kMax:
+      Combine<T>(out, a, b, count, [](T x, T y) { return x < y ? y : x; });
+      break;
+    case ReduceOp::kProduct:
+      if constexpr (std::is_integral_v<T>) {
+        Combine<T>(out, a, b, count, [](T x, T y) { return WrapMul(x, y); });
+      } else {
+        Combine<T>(out, a, b, count, [](T x, T y) { return x * y; });
+      }
+      break;
+    default:
+      if constexpr (std::is_integral_v<T>) {
+        Combine<T>(out, a, b, count, [](T x, T y) { return WrapAdd(x, y); });
+      } else {
+        Combine<T>(out, a, b, count, [](T x, T y) { return x + y; });
+      }
+      break;
+  }
+}
+
 }  // namespace
+
+void ReduceBuffers(void* out, const void* a, const void* b, int64_t count, DataType dtype,
+                   ReduceOp op) {
+  switch (dtype) {
+    case DataType::kFloat32: Reduce<float>(out, a, b, count, op); break;
+    case DataType::kFloat64: Reduce<double>(out, a, b, count, op); break;
+    case DataType::kInt32: Reduce<int32_t>(out, a, b, count, op); break;
+    case DataType::kInt64: Reduce<int64_t>(out, a, b, count, op); break;
+    case DataType::kUint8: Reduce<uint8_t>(out, a, b, count, op); break;
+    case DataType::kInt8: Reduce<int8_t>(out, a, b, count, op); break;
+    case DataType::kFloat16:
+      throw std::logic_error("float16 must be reduced in float32 by the engine");
+  }
+}
 
 void ScaleBuffer(void* data, int64_t count, DataType dtype, double factor) {
   if (factor == 1.0) return;

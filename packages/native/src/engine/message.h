@@ -56,6 +56,8 @@ struct ResponseList {
   // Set when the coordinator ends the job (a stall past its limit): every rank stops with it.
   std::string abort_message;
   int32_t abort_rank = -1;
+  // No rank sent a request this cycle, so the next cycle is paced by the cycle time.
+  bool quiet = false;
 };
 
 class WireError : public std::runtime_error {

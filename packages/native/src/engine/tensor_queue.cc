@@ -43,6 +43,13 @@ EntryPtr TensorQueue::Take(const std::string& name) {
   return e;
 }
 
+std::optional<Request> TensorQueue::Find(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = table_.find(name);
+  if (it == table_.end()) return std::nullopt;
+  return it->second->request;
+}
+
 std::vector<EntryPtr> TensorQueue::TakeAll() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<EntryPtr> out;
@@ -50,6 +57,16 @@ std::vector<EntryPtr> TensorQueue::TakeAll() {
   table_.clear();
   unsent_.clear();
   return out;
+}
+
+bool TensorQueue::HasUnsent() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !unsent_.empty();
+}
+
+size_t TensorQueue::Unsent() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unsent_.size();
 }
 
 size_t TensorQueue::InFlight() {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,8 +36,13 @@ class TensorQueue {
   Status Add(std::vector<EntryPtr> entries);
   std::vector<Request> PopRequests();
   EntryPtr Take(const std::string& name);
+  // A copy of the in-flight request named `name`, if any.
+  std::optional<Request> Find(const std::string& name);
   std::vector<EntryPtr> TakeAll();
   size_t InFlight();
+  // Requests queued since the last PopRequests.
+  bool HasUnsent();
+  size_t Unsent();
 
  private:
   std::mutex mu_;

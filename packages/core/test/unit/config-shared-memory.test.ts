@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/resolve-config.js';
+
+const kolo = { KOLO_RANK: '0', KOLO_SIZE: '2', KOLO_STORE_ADDR: '127.0.0.1', KOLO_STORE_PORT: '29400' };
+
+function message(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('sharedMemory: option > KOLO_SHM > on', () => {
+  it('is on by default', () => {
+    expect(resolveConfig({}, kolo).engine.sharedMemory).toBe(true);
+  });
+
+  it('KOLO_SHM=0 turns it off and KOLO_SHM=1 on', () => {
+    expect(resolveConfig({}, { ...kolo, KOLO_SHM: '0' }).engine.sharedMemory).toBe(false);
+    expect(resolveConfig({}, { ...kolo, KOLO_SHM: '1' }).engine.sharedMemory).toBe(true);
+  });
+
+  it('the option wins over the environment', () => {
+    expect(resolveConfig({ sharedMemory: false }, { ...kolo, KOLO_SHM: '1' }).engine.sharedMemory).toBe(false);
+    expect(resolveConfig({ sharedMemory: true }, { ...kolo, KOLO_SHM: '0' }).engine.sharedMemory).toBe(true);
+  });
+
+  it('rejects a non-boolean option with the standard message', () => {
+    expect(message(() => resolveConfig({ sharedMemory: 'no' as never }, kolo))).toBe(
+      "Expected a boolean for sharedMemory but received 'no'",
+    );
+  });
+});

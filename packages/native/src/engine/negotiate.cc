@@ -1,0 +1,146 @@
+// Negotiation, once per cycle. Steady state (every request's name already cached with the same
+// parameters) costs one allreduce of a vote vector: a header byte for "someone needs the full
+// path" and "someone sent something", then one byte per cache entry (CacheVote, reduced by
+// minimum). Anything else (new names, changed parameters, joins, shutdown, set changes) also
+// goes through the coordinator's gather of full requests, which keeps its mismatch checks.
+#include <chrono>
+#include <cstdio>
+
+#include "engine/engine.h"
+
+namespace kolo {
+namespace {
+
+constexpr size_t kNeedFullByte = 0;  // 0 when some rank needs the coordinator this cycle
+constexpr size_t kQuietByte = 1;     // 0 when some rank sent a request this cycle
+// 0 while rank 0 writes a timeline: every name is then negotiated in full, so the timeline
+// shows each negotiation as Horovod's does, and nothing new is cached.
+constexpr size_t kCacheOnByte = 2;
+constexpr size_t kVoteHeader = 3;
+// A cached request still unmatched after this long is sent in full, so the coordinator's stall
+// inspector sees it and names the ranks that never submitted it.
+constexpr int64_t kHitPatienceMs = 1000;
+// While names wait at the coordinator, it runs at least this often so its stall inspector can
+// warn (and end the job) even when no rank sends anything new.
+constexpr int64_t kStallPollMs = 100;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
+                                    std::vector<Request>& uncached, int64_t now_ms) {
+  std::vector<char> votes(kVoteHeader + cache_.size(), static_cast<char>(CacheVote::kAbsent));
+  auto vote = [&](size_t index, CacheVote v) { votes[kVoteHeader + index] = static_cast<char>(v); };
+  std::vector<size_t> stale;
+  for (const Request& r : requests) {
+    bool changed = false;
+    std::optional<size_t> hit;
+    if (ResponseCache::Cacheable(r)) {
+      hit = cache_.Lookup(r, &changed);
+    } else if (auto index = cache_.IndexOf(r.name)) {
+      changed = true;  // e.g. a cached allreduce name reused in a group or a process set
+    }
+    if (hit) {
+      pending_hits_.emplace(*hit, now_ms);
+      continue;
+    }
+    if (changed) stale.push_back(*cache_.IndexOf(r.name));
+    uncached.push_back(r);
+  }
+  const int64_t patience =
+      config_.stall.check_ms > 0 ? std::min(kHitPatienceMs, config_.stall.check_ms / 2) : kHitPatienceMs;
+  for (const auto& [index, since] : pending_hits_) {
+    vote(index, now_ms - since > patience ? CacheVote::kEvict : CacheVote::kReady);
+  }
+  if (joined_) {
+    // A joined rank contributes zeros to allreduces and must not hold them up; broadcasts go to
+    // the coordinator, which reports that Join does not support them.
+    for (size_t i = 0; i < cache_.size(); ++i) {
+      if (!cache_.Live(i) || pending_hits_.count(i) != 0) continue;
+      vote(i, cache_.At(i).type == RequestType::kAllreduce ? CacheVote::kReady : CacheVote::kEvict);
+    }
+  }
+  for (size_t index : stale) vote(index, CacheVote::kEvict);
+  const bool stall_poll = coordinator_ && coordinator_->HasPending() &&
+                          now_ms - last_full_negotiation_ms_ >= kStallPollMs;
+  const bool need_full = !uncached.empty() || joined_ || shutdown_requested_ || stall_poll;
+  votes[kNeedFullByte] = need_full ? 0 : 1;
+  votes[kQuietByte] = requests.empty() ? 1 : 0;
+  votes[kCacheOnByte] = timeline_.active() ? 0 : 1;
+  return votes;
+}
+
+ResponseList Engine::Negotiate(RequestList mine) {
+  if (config_.response_cache_capacity == 0) return NegotiateFully(std::move(mine));
+  const int64_t now_ms = NowMs();
+  std::vector<Request> uncached;
+  std::vector<char> votes = CastVotes(mine.requests, uncached, now_ms);
+  connection_.transport->Allreduce(votes.data(), static_cast<int64_t>(votes.size()),
+                                   DataType::kUint8, ReduceOp::kMin);
+  const bool cache_on = votes[kCacheOnByte] != 0;
+  std::vector<Response> ready;
+  bool evicted = false;
+  for (size_t i = 0; i < cache_.size(); ++i) {
+    if (!cache_.Live(i)) continue;
+    const auto v = cache_on ? static_cast<CacheVote>(votes[kVoteHeader + i]) : CacheVote::kEvict;
+    if (v == CacheVote::kReady) {
+      ready.push_back(cache_.At(i));
+      pending_hits_.erase(i);
+    } else if (v == CacheVote::kEvict) {
+      evicted = true;
+      if (pending_hits_.erase(i) != 0) {
+        // Our request goes to the coordinator instead, in this very cycle.
+        if (auto r = queue_.Find(cache_.NameAt(i))) {
+          r->rank = config_.rank;
+          uncached.push_back(*r);
+        }
+      }
+      cache_.Evict(i);
+    }
+  }
+  ResponseList out;
+  out.responses = Coordinator::FuseResponses(std::move(ready), config_.fusion_threshold_bytes);
+  out.quiet = votes[kQuietByte] != 0;
+  if (votes[kNeedFullByte] != 0 && !evicted) return out;
+
+  RequestList full;
+  full.requests = std::move(uncached);
+  full.shutdown = mine.shutdown;
+  ResponseList negotiated = NegotiateFully(std::move(full));
+  for (const Response& r : negotiated.responses) {
+    if (!cache_on || !ResponseCache::Cacheable(r)) continue;
+    cache_.Insert(r, [this](const std::string& name) {
+      std::optional<Request> req = queue_.Find(name);
+      // Only this rank's own, ungrouped requests can match later ones.
+      if (req && !ResponseCache::Cacheable(*req)) req.reset();
+      return req;
+    });
+  }
+  for (Response& r : negotiated.responses) out.responses.push_back(std::move(r));
+  out.shutdown = negotiated.shutdown;
+  out.abort_message = std::move(negotiated.abort_message);
+  out.abort_rank = negotiated.abort_rank;
+  return out;
+}
+
+ResponseList Engine::NegotiateFully(RequestList mine) {
+  last_full_negotiation_ms_ = NowMs();
+  Transport& t = *connection_.transport;
+  std::vector<std::vector<char>> all = t.GatherToRoot(Serialize(mine));
+  std::vector<char> out;
+  if (config_.rank == 0) {
+    std::vector<RequestList> lists;
+    for (const auto& bytes : all) lists.push_back(ParseRequestList(bytes));
+    out = Serialize(coordinator_->Compute(lists, NowMs()));
+    std::string warning = coordinator_->TakeWarning();
+    if (!warning.empty()) std::fprintf(stderr, "Kolo WARNING: %s\n", warning.c_str());
+  }
+  return ParseResponseList(t.BroadcastFromRoot(std::move(out)));
+}
+
+}  // namespace kolo

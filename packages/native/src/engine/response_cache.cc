@@ -1,0 +1,59 @@
+#include "engine/response_cache.h"
+
+namespace kolo {
+namespace {
+
+bool SameParameters(const Request& a, const Request& b) {
+  return a.type == b.type && a.dtype == b.dtype && a.shape == b.shape &&
+         a.reduce_op == b.reduce_op && a.root == b.root && a.prescale == b.prescale &&
+         a.postscale == b.postscale && a.process_set == b.process_set && a.group == b.group;
+}
+
+}  // namespace
+
+bool ResponseCache::Cacheable(const Request& r) {
+  return (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) &&
+         r.process_set == 0 && r.group.empty();
+}
+
+bool ResponseCache::Cacheable(const Response& r) {
+  return (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) &&
+         r.process_set == 0;
+}
+
+std::optional<size_t> ResponseCache::Lookup(const Request& request, bool* stale) const {
+  *stale = false;
+  auto it = by_name_.find(request.name);
+  if (it == by_name_.end()) return std::nullopt;
+  const Entry& e = entries_[it->second];
+  if (e.mine && SameParameters(*e.mine, request)) return it->second;
+  *stale = true;
+  return std::nullopt;
+}
+
+std::optional<size_t> ResponseCache::IndexOf(const std::string& name) const {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ResponseCache::Insert(const Response& response, size_t i, std::optional<Request> mine) {
+  const std::string& name = response.names[i];
+  if (by_name_.count(name) != 0 || entries_.size() >= capacity_) return;
+  Entry e;
+  e.response = response;
+  e.response.names = {name};
+  e.response.sizes = {response.sizes[i]};
+  e.mine = std::move(mine);
+  by_name_.emplace(name, entries_.size());
+  entries_.push_back(std::move(e));
+}
+
+void ResponseCache::Evict(size_t index) {
+  Entry& e = entries_[index];
+  if (!e.live) return;
+  e.live = false;
+  by_name_.erase(e.response.names[0]);
+}
+
+}  // namespace kolo

@@ -1,0 +1,64 @@
+// Horovod's response cache: once a tensor name has been negotiated, every rank holds its
+// response under the same index, so later requests for it are agreed by a vote of one byte per
+// entry (one small allreduce per cycle) instead of a gather of full requests at the coordinator.
+// Every rank inserts and evicts in the same order, so indices agree everywhere.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/message.h"
+
+namespace kolo {
+
+// One rank's vote on a cache entry; the cycle's result is the minimum over ranks.
+enum class CacheVote : uint8_t {
+  kEvict = 0,  // this rank submitted the name with other parameters (or gave up waiting)
+  kAbsent = 1,
+  kReady = 2,  // this rank submitted the name with the cached parameters
+};
+
+class ResponseCache {
+ public:
+  explicit ResponseCache(size_t capacity = 1024) : capacity_(capacity) {}
+
+  // Responses that can be cached: allreduce and broadcast over every rank, outside groups.
+  static bool Cacheable(const Request& request);
+  static bool Cacheable(const Response& response);
+
+  // The entry for `request`'s name when its parameters match the cached ones (this rank's own
+  // last request for that name); `*stale` is set when the name is cached with other parameters.
+  std::optional<size_t> Lookup(const Request& request, bool* stale) const;
+  std::optional<size_t> IndexOf(const std::string& name) const;
+  // Caches every name of a (possibly fused) response. `mine` finds this rank's own request for
+  // a name (absent on a rank that has joined). Identical calls on every rank.
+  template <typename Find>
+  void Insert(const Response& response, Find mine) {
+    for (size_t i = 0; i < response.names.size(); ++i) {
+      Insert(response, i, mine(response.names[i]));
+    }
+  }
+  void Evict(size_t index);
+  // The single-name response of entry `index`.
+  const Response& At(size_t index) const { return entries_[index].response; }
+  const std::string& NameAt(size_t index) const { return entries_[index].response.names[0]; }
+  bool Live(size_t index) const { return entries_[index].live; }
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    Response response;
+    std::optional<Request> mine;
+    bool live = true;
+  };
+  void Insert(const Response& response, size_t i, std::optional<Request> mine);
+
+  size_t capacity_;
+  std::vector<Entry> entries_;  // evicted entries stay as tombstones so indices never move
+  std::unordered_map<std::string, size_t> by_name_;
+};
+
+}  // namespace kolo

@@ -1,0 +1,76 @@
+// The synchronisation layer of the shared-memory transport: the segment's layout (a header, one
+// control line per rank, and per-rank data slots), a rank barrier built from per-rank sequence
+// numbers, and the liveness checks that turn a dead or silent peer into a TransportError.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "engine/kv_store.h"
+#include "transport/shm_segment.h"
+
+namespace kolo {
+
+struct ShmOptions {
+  int rank = 0;
+  int size = 1;
+  std::chrono::milliseconds timeout{30000};
+  // Bytes each rank can publish per round (per half of its double-buffered slot).
+  size_t slot_bytes = 1 << 20;
+  // Allreduce rounds up to this size are reduced whole by every rank: one barrier instead of
+  // two, at the price of every rank reading every input (cheap while it fits in cache).
+  size_t direct_allreduce_bytes = 32 << 10;
+  // Where rank 0 publishes the segment's name, and the prefix the name is derived from.
+  std::string store_key;
+  std::string name_prefix;
+};
+
+class ShmChannel {
+ public:
+  // Rank 0 creates the segment and publishes its name under `options.store_key`; the others
+  // open it. Returns once every rank has mapped it (the name is unlinked by then).
+  ShmChannel(KeyValueStore& store, const ShmOptions& options);
+  ~ShmChannel();
+  ShmChannel(const ShmChannel&) = delete;
+  ShmChannel& operator=(const ShmChannel&) = delete;
+
+  // Waits until every rank has made the same number of Sync calls. Each rank's writes before
+  // its Sync are visible to every rank after theirs. Throws TransportError on a dead peer, an
+  // aborted group or a timeout.
+  void Sync(const char* what);
+
+  // Rank r's input and result areas of the current round's half. Advance() moves to the other
+  // half: a rank writes a half again only after a later Sync, by which time every rank has
+  // finished reading what it held two rounds earlier.
+  char* Input(int rank) const;
+  char* Result(int rank) const;
+  void Advance() { half_ ^= 1; }
+  size_t slot_bytes() const { return slot_bytes_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Marks the group failed so peers stop waiting at once.
+  void Abort(int failed_rank);
+
+ private:
+  struct Header;
+  struct Control;
+  Header& header() const;
+  Control& control(int rank) const;
+  void WaitFor(int peer, uint32_t target, const char* what);
+  void CheckPeers(int awaited, uint32_t target, std::chrono::steady_clock::time_point deadline,
+                  const char* what);
+  void WaitAttached(std::chrono::steady_clock::time_point deadline);
+
+  int rank_;
+  int size_;
+  size_t slot_bytes_;
+  std::chrono::milliseconds timeout_;
+  ShmSegment segment_;
+  char* slots_ = nullptr;
+  uint32_t epoch_ = 0;
+  int half_ = 0;
+};
+
+}  // namespace kolo

@@ -1,0 +1,237 @@
+#include "transport/shm_transport.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/kernels.h"
+
+namespace kolo {
+namespace {
+
+constexpr size_t kCacheLine = 64;
+
+// Rank r's share [begin, end) of `count` elements, cut on cache-line boundaries so two ranks
+// never write the same line.
+std::pair<int64_t, int64_t> Share(int64_t count, int size, int r, size_t esize) {
+  const int64_t line = std::max<int64_t>(1, static_cast<int64_t>(kCacheLine / esize));
+  int64_t per = (count + size - 1) / size;
+  per = (per + line - 1) / line * line;
+  const int64_t begin = std::min(count, per * r);
+  return {begin, std::min(count, begin + per)};
+}
+
+}  // namespace
+
+ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
+    : channel_(std::make_unique<ShmChannel>(store, options)),
+      rank_(options.rank),
+      size_(options.size),
+      direct_bytes_(options.direct_allreduce_bytes) {}
+
+ShmTransport::~ShmTransport() = default;
+
+TransportCapabilities ShmTransport::Capabilities() const {
+  return {"shm",
+          {DataType::kFloat32, DataType::kFloat64, DataType::kInt32, DataType::kInt64,
+           DataType::kUint8, DataType::kInt8}};
+}
+
+// Rounds of one slot: round 0 carries each string's length in its first 8 bytes, so every rank
+// learns the longest string (and so the number of rounds) after the first barrier.
+template <typename Keep>
+std::vector<std::vector<char>> ShmTransport::Exchange(const std::vector<char>& mine, bool publish,
+                                                      Keep keep, const char* what) {
+  ShmChannel& ch = *channel_;
+  const size_t slot = ch.slot_bytes();
+  const uint64_t my_len = publish ? mine.size() : 0;
+  std::vector<std::vector<char>> out(static_cast<size_t>(size_));
+  std::vector<uint64_t> lens(static_cast<size_t>(size_), 0);
+  uint64_t longest = 0;
+  size_t offset = 0;  // bytes of each string carried by earlier rounds
+  for (int round = 0;; ++round) {
+    const size_t head = round == 0 ? sizeof(uint64_t) : 0;
+    char* in = ch.Input(rank_);
+    if (round == 0) std::memcpy(in, &my_len, sizeof my_len);
+    if (offset < my_len) {
+      std::memcpy(in + head, mine.data() + offset, std::min<size_t>(my_len - offset, slot - head));
+    }
+    ch.Sync(what);
+    for (int r = 0; r < size_; ++r) {
+      const char* peer = ch.Input(r);
+      if (round == 0) {
+        std::memcpy(&lens[r], peer, sizeof(uint64_t));
+        longest = std::max(longest, lens[r]);
+        if (keep(r)) out[r].resize(lens[r]);
+      }
+      if (keep(r) && offset < lens[r]) {
+        std::memcpy(out[r].data() + offset, peer + head,
+                    std::min<size_t>(lens[r] - offset, slot - head));
+      }
+    }
+    ch.Advance();
+    offset += slot - head;
+    if (offset >= longest) break;
+  }
+  return out;
+}
+
+std::vector<std::vector<char>> ShmTransport::GatherToRoot(const std::vector<char>& mine) {
+  const bool root = rank_ == 0;
+  auto all = Exchange(mine, true, [root](int) { return root; }, "gathering requests");
+  if (!root) all.clear();
+  return all;
+}
+
+std::vector<char> ShmTransport::BroadcastFromRoot(std::vector<char> data) {
+  const bool root = rank_ == 0;
+  auto all = Exchange(data, root, [root](int r) { return r == 0 && !root; },
+                      "broadcasting responses");
+  return root ? std::move(data) : std::move(all[0]);
+}
+
+void ShmTransport::Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) {
+  if (count == 0 || size_ == 1) return;
+  const size_t esize = DataTypeSize(dtype);
+  const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
+  char* bytes = static_cast<char*>(data);
+  for (int64_t start = 0; start < count; start += per_round) {
+    const int64_t n = std::min(per_round, count - start);
+    char* chunk = bytes + static_cast<size_t>(start) * esize;
+    if (static_cast<size_t>(n) * esize <= direct_bytes_) {
+      DirectRound(chunk, n, dtype, op);
+    } else {
+      ScatterGatherRound(chunk, n, dtype, op);
+    }
+  }
+}
+
+// Every rank reduces all contributions in rank order, so results are bitwise identical.
+void ShmTransport::DirectRound(char* data, int64_t count, DataType dtype, ReduceOp op) {
+  ShmChannel& ch = *channel_;
+  std::memcpy(ch.Input(rank_), data, static_cast<size_t>(count) * DataTypeSize(dtype));
+  ch.Sync("allreduce");
+  ReduceBuffers(data, ch.Input(0), ch.Input(1), count, dtype, op);
+  for (int r = 2; r < size_; ++r) ReduceBuffers(data, data, ch.Input(r), count, dtype, op);
+  ch.Advance();
+}
+
+// Rank r reduces its share of every rank's input into its result area; after the second
+// barrier every rank copies all shares out.
+void ShmTransport::ScatterGatherRound(char* data, int64_t count, DataType dtype, ReduceOp op) {
+  ShmChannel& ch = *channel_;
+  const size_t esize = DataTypeSize(dtype);
+  std::memcpy(ch.Input(rank_), data, static_cast<size_t>(count) * esize);
+  ch.Sync("allreduce");
+  auto [begin, end] = Share(count, size_, rank_, esize);
+  if (end > begin) {
+    const size_t off = static_cast<size_t>(begin) * esize;
+    char* out = ch.Result(rank_) + off;
+    ReduceBuffers(out, ch.Input(0) + off, ch.Input(1) + off, end - begin, dtype, op);
+    for (int r = 2; r < size_; ++r) {
+      ReduceBuffers(out, out, ch.Input(r) + off, end - begin, dtype, op);
+    }
+  }
+  ch.Sync("allreduce");
+  for (int r = 0; r < size_; ++r) {
+    auto [b, e] = Share(count, size_, r, esize);
+    if (e > b) {
+      const size_t off = static_cast<size_t>(b) * esize;
+      std::memcpy(data + off, ch.Result(r) + off, static_cast<size_t>(e - b) * esize);
+    }
+  }
+  ch.Advance();
+}
+
+void ShmTransport::Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
+                              size_t element_size) {
+  ShmChannel& ch = *channel_;
+  const size_t slot = ch.slot_bytes();
+  std::vector<size_t> bytes, offsets;
+  size_t total = 0, longest = 0;
+  for (size_t c : counts) {
+    bytes.push_back(c * element_size);
+    offsets.push_back(total);
+    total += c * element_size;
+    longest = std::max(longest, c * element_size);
+  }
+  if (total == 0) return;
+  char* out = static_cast<char*>(output);
+  const char* in = static_cast<const char*>(input);
+  std::memmove(out + offsets[rank_], in, bytes[rank_]);
+  in = out + offsets[rank_];  // the input may alias the output; read our part from there
+  for (size_t done = 0; done < longest; done += slot) {
+    if (done < bytes[rank_]) {
+      std::memcpy(ch.Input(rank_), in + done, std::min(slot, bytes[rank_] - done));
+    }
+    ch.Sync("allgather");
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || done >= bytes[r]) continue;
+      std::memcpy(out + offsets[r] + done, ch.Input(r), std::min(slot, bytes[r] - done));
+    }
+    ch.Advance();
+  }
+}
+
+void ShmTransport::Broadcast(void* data, size_t bytes, int root) {
+  ShmChannel& ch = *channel_;
+  const size_t slot = ch.slot_bytes();
+  char* p = static_cast<char*>(data);
+  for (size_t done = 0; done < bytes; done += slot) {
+    const size_t n = std::min(slot, bytes - done);
+    if (rank_ == root) std::memcpy(ch.Input(root), p + done, n);
+    ch.Sync("broadcast");
+    if (rank_ != root) std::memcpy(p + done, ch.Input(root), n);
+    ch.Advance();
+  }
+}
+
+// A first round publishes every rank's send counts (so all ranks agree on the number of
+// rounds); then each round carries up to one region per destination from every sender.
+void ShmTransport::Alltoallv(const void* input, const std::vector<int64_t>& send_counts,
+                             void* output, const std::vector<int64_t>& recv_counts,
+                             size_t element_size) {
+  ShmChannel& ch = *channel_;
+  const size_t n = static_cast<size_t>(size_);
+  std::memcpy(ch.Input(rank_), send_counts.data(), n * sizeof(int64_t));
+  ch.Sync("alltoall");
+  size_t longest = 0;
+  for (int r = 0; r < size_; ++r) {
+    const int64_t* row = reinterpret_cast<const int64_t*>(ch.Input(r));
+    for (size_t j = 0; j < n; ++j) {
+      if (static_cast<int>(j) != r) {
+        longest = std::max(longest, static_cast<size_t>(row[j]) * element_size);
+      }
+    }
+  }
+  ch.Advance();
+  std::vector<size_t> send_off(n + 1, 0), recv_off(n + 1, 0);
+  for (size_t j = 0; j < n; ++j) {
+    send_off[j + 1] = send_off[j] + static_cast<size_t>(send_counts[j]) * element_size;
+    recv_off[j + 1] = recv_off[j] + static_cast<size_t>(recv_counts[j]) * element_size;
+  }
+  const char* in = static_cast<const char*>(input);
+  char* out = static_cast<char*>(output);
+  const size_t mine = send_off[rank_ + 1] - send_off[rank_];
+  if (mine > 0) std::memcpy(out + recv_off[rank_], in + send_off[rank_], mine);
+  const size_t region = ch.slot_bytes() / n / kCacheLine * kCacheLine;
+  for (size_t done = 0; done < longest; done += region) {
+    for (size_t j = 0; j < n; ++j) {
+      const size_t len = send_off[j + 1] - send_off[j];
+      if (static_cast<int>(j) == rank_ || done >= len) continue;
+      std::memcpy(ch.Input(rank_) + j * region, in + send_off[j] + done,
+                  std::min(region, len - done));
+    }
+    ch.Sync("alltoall");
+    for (size_t r = 0; r < n; ++r) {
+      const size_t len = recv_off[r + 1] - recv_off[r];
+      if (static_cast<int>(r) == rank_ || done >= len) continue;
+      std::memcpy(out + recv_off[r] + done, ch.Input(static_cast<int>(r)) + rank_ * region,
+                  std::min(region, len - done));
+    }
+    ch.Advance();
+  }
+}
+
+void ShmTransport::Barrier() { channel_->Sync("barrier"); }
+
+}  // namespace kolo

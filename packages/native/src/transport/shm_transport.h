@@ -1,0 +1,45 @@
+// The intra-host transport: every collective, control plane included, goes through one shared
+// memory segment per group, so ranks on one host never touch the network stack. Large
+// allreduces run reduce-scatter then allgather in rounds of one slot; small ones let every rank
+// reduce the whole (small) buffer, which costs one barrier instead of two.
+#pragma once
+
+#include <memory>
+
+#include "transport/shm_channel.h"
+#include "transport/transport.h"
+
+namespace kolo {
+
+class ShmTransport : public Transport {
+ public:
+  // Blocks until every rank has attached; throws TransportError on failure.
+  ShmTransport(KeyValueStore& store, const ShmOptions& options);
+  ~ShmTransport() override;
+
+  TransportCapabilities Capabilities() const override;
+  std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override;
+  std::vector<char> BroadcastFromRoot(std::vector<char> data) override;
+  void Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) override;
+  void Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
+                  size_t element_size) override;
+  void Broadcast(void* data, size_t bytes, int root) override;
+  void Alltoallv(const void* input, const std::vector<int64_t>& send_counts, void* output,
+                 const std::vector<int64_t>& recv_counts, size_t element_size) override;
+  void Barrier() override;
+
+ private:
+  void DirectRound(char* data, int64_t count, DataType dtype, ReduceOp op);
+  void ScatterGatherRound(char* data, int64_t count, DataType dtype, ReduceOp op);
+  // Every rank publishes a byte string; `keep(r)` says whose strings this rank keeps.
+  template <typename Keep>
+  std::vector<std::vector<char>> Exchange(const std::vector<char>& mine, bool publish, Keep keep,
+                                          const char* what);
+
+  std::unique_ptr<ShmChannel> channel_;
+  int rank_;
+  int size_;
+  size_t direct_bytes_;
+};
+
+}  // namespace kolo

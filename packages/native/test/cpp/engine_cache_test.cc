@@ -1,0 +1,184 @@
+// Whole engines (one per thread) over the shared-memory transport: repeated names are agreed
+// through the response cache, without the coordinator's gather, and a changed request still
+// fails with the coordinator's exact mismatch message on every rank.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "engine/engine.h"
+#include "memory_store.h"
+#include "transport/shm_transport.h"
+
+namespace kolo {
+namespace {
+
+// Forwards to a real transport and counts the coordinator's gathers.
+class CountingTransport : public Transport {
+ public:
+  CountingTransport(std::unique_ptr<Transport> inner, std::atomic<int>* gathers)
+      : inner_(std::move(inner)), gathers_(gathers) {}
+  TransportCapabilities Capabilities() const override { return inner_->Capabilities(); }
+  std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override {
+    ++*gathers_;
+    return inner_->GatherToRoot(mine);
+  }
+  std::vector<char> BroadcastFromRoot(std::vector<char> data) override {
+    return inner_->BroadcastFromRoot(std::move(data));
+  }
+  void Allreduce(void* d, int64_t n, DataType t, ReduceOp op) override { inner_->Allreduce(d, n, t, op); }
+  void Allgatherv(const void* in, void* out, const std::vector<size_t>& c, size_t e) override {
+    inner_->Allgatherv(in, out, c, e);
+  }
+  void Broadcast(void* d, size_t b, int root) override { inner_->Broadcast(d, b, root); }
+  void Alltoallv(const void* in, const std::vector<int64_t>& s, void* out,
+                 const std::vector<int64_t>& r, size_t e) override {
+    inner_->Alltoallv(in, s, out, r, e);
+  }
+  void Barrier() override { inner_->Barrier(); }
+
+ private:
+  std::unique_ptr<Transport> inner_;
+  std::atomic<int>* gathers_;
+};
+
+// Hands each finished entry to the waiting test thread, in completion order.
+class QueueSink : public CompletionSink {
+ public:
+  void Finish(EntryPtr entry, const Status& status) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string name = entry->request.name;
+    done_[name] = {std::move(entry), status};
+    cv_.notify_all();
+  }
+  void EndOfCycle() override {}
+  void Started(const Status&) override {}
+  void Stopped(const Status&) override {}
+  std::pair<EntryPtr, Status> Wait(const std::string& name) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return done_.count(name) != 0; });
+    auto out = std::move(done_[name]);
+    done_.erase(name);
+    return out;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::pair<EntryPtr, Status>> done_;
+};
+
+class EngineCache : public ::testing::Test {
+ protected:
+  void Start(int size) {
+    size_ = size;
+    for (int r = 0; r < size; ++r) sinks_.push_back(std::make_unique<QueueSink>());
+    for (int r = 0; r < size; ++r) {
+      EngineConfig config;
+      config.rank = r;
+      config.size = size;
+      config.timeout_ms = 10000;
+      Connector connect = [this, r, size]() {
+        ShmOptions o;
+        o.rank = r;
+        o.size = size;
+        o.timeout = std::chrono::milliseconds(10000);
+        o.store_key = "cache-test/shm";
+        o.name_prefix = "enginecachetest";
+        Connection c;
+        c.transport = std::make_unique<CountingTransport>(std::make_unique<ShmTransport>(store_, o),
+                                                          &gathers_[r]);
+        return c;
+      };
+      engines_.push_back(std::make_unique<Engine>(config, connect, sinks_[r].get()));
+    }
+  }
+  void TearDown() override {
+    for (auto& e : engines_) e->RequestShutdown();
+    for (auto& e : engines_) e->Join();
+  }
+  // Submits one allreduce on `rank` whose data lives in `buffers_`.
+  Status Submit(int rank, Request r, std::vector<float> data) {
+    auto& buf = buffers_[{rank, r.name}];
+    buf = std::move(data);
+    auto e = std::make_unique<TensorEntry>();
+    e->request = r;
+    e->input = buf.data();
+    e->output = buf.data();
+    e->owner = std::make_shared<int>(0);
+    std::vector<EntryPtr> v;
+    v.push_back(std::move(e));
+    return engines_[rank]->Enqueue(std::move(v));
+  }
+
+  int size_ = 0;
+  MemoryStore store_;
+  std::atomic<int> gathers_[4] = {};
+  std::vector<std::unique_ptr<QueueSink>> sinks_;
+  std::vector<std::unique_ptr<Engine>> engines_;
+  std::map<std::pair<int, std::string>, std::vector<float>> buffers_;
+};
+
+Request Allreduce(const std::string& name, std::vector<int64_t> shape) {
+  Request r;
+  r.type = RequestType::kAllreduce;
+  r.name = name;
+  r.dtype = DataType::kFloat32;
+  r.shape = std::move(shape);
+  r.reduce_op = ReduceOp::kSum;
+  return r;
+}
+
+TEST_F(EngineCache, RepeatedNamesSkipTheCoordinatorsGather) {
+  Start(3);
+  for (int step = 0; step < 20; ++step) {
+    for (int r = 0; r < 3; ++r) {
+      ASSERT_TRUE(Submit(r, Allreduce("w", {4}), std::vector<float>(4, static_cast<float>(r + step))).ok());
+    }
+    if (step == 1) {
+      for (int r = 0; r < 3; ++r) gathers_[r] = 0;  // from here on "w" is cached
+    }
+    for (int r = 0; r < 3; ++r) {
+      auto [entry, status] = sinks_[r]->Wait("w");
+      ASSERT_TRUE(status.ok()) << status.message;
+      const float* out = static_cast<const float*>(entry->output);
+      for (int i = 0; i < 4; ++i) ASSERT_EQ(out[i], static_cast<float>(3 + 3 * step));
+    }
+  }
+  // Cycles after the cache was warm ran no gather at all (idle cycles do not gather either).
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
+}
+
+TEST_F(EngineCache, AChangedShapeOnOneRankStillFailsWithTheExactMismatchOnEveryRank) {
+  Start(2);
+  for (int step = 0; step < 3; ++step) {
+    for (int r = 0; r < 2; ++r) ASSERT_TRUE(Submit(r, Allreduce("w", {4}), std::vector<float>(4, 1.0f)).ok());
+    for (int r = 0; r < 2; ++r) ASSERT_TRUE(sinks_[r]->Wait("w").second.ok());
+  }
+  ASSERT_TRUE(Submit(0, Allreduce("w", {4}), std::vector<float>(4, 1.0f)).ok());
+  ASSERT_TRUE(Submit(1, Allreduce("w", {2, 2}), std::vector<float>(4, 1.0f)).ok());
+  for (int r = 0; r < 2; ++r) {
+    Status s = sinks_[r]->Wait("w").second;
+    EXPECT_EQ(s.code, StatusCode::kMismatch);
+    EXPECT_EQ(s.message,
+              "Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [4], but "
+              "another rank sent a tensor of shape [2, 2].");
+  }
+  // The name negotiates afresh (and is cached again) with agreeing shapes.
+  for (int step = 0; step < 2; ++step) {
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_TRUE(Submit(r, Allreduce("w", {2, 2}), std::vector<float>(4, 2.0f)).ok());
+    }
+    for (int r = 0; r < 2; ++r) {
+      auto [entry, status] = sinks_[r]->Wait("w");
+      ASSERT_TRUE(status.ok()) << status.message;
+      EXPECT_EQ(static_cast<const float*>(entry->output)[3], 4.0f);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kolo

@@ -1,0 +1,198 @@
+// The shared-memory transport's collectives, with ranks as threads: every op over 2, 3 and 4
+// ranks, in one round and across many rounds (a small slot forces them).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "shm_test_util.h"
+
+namespace kolo {
+namespace {
+
+// A 4 KiB slot makes every buffer over 4 KiB take several rounds, and allreduce rounds over
+// 1 KiB take the reduce-scatter path.
+ShmOptions SmallSlots(int rank, int size) {
+  ShmOptions o = TestShmOptions(rank, size, "shmtest-ops");
+  o.slot_bytes = 4096;
+  o.direct_allreduce_bytes = 1024;
+  return o;
+}
+
+class ShmOps : public ::testing::TestWithParam<int> {
+ protected:
+  int size() const { return GetParam(); }
+
+  // Runs an allreduce of value(rank, i) on every rank and checks expected(i) everywhere.
+  template <typename T, typename Value, typename Expected>
+  void CheckAllreduce(int64_t count, DataType dtype, ReduceOp op, Value value,
+                      Expected expected) {
+    const int n = size();
+    RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
+      std::vector<T> data(static_cast<size_t>(count));
+      for (int64_t i = 0; i < count; ++i) data[i] = value(r, i);
+      t.Allreduce(data.data(), count, dtype, op);
+      for (int64_t i = 0; i < count; ++i) {
+        ASSERT_EQ(data[i], expected(i)) << "rank " << r << " element " << i;
+      }
+    });
+  }
+};
+
+// Sizes: one element, a direct round, one reduce-scatter round with uneven shares, many rounds.
+const int64_t kCounts[] = {1, 200, 1000, 10007};
+
+TEST_P(ShmOps, Float32SumIsExactOnEveryRank) {
+  const int n = size();
+  for (int64_t count : kCounts) {
+    CheckAllreduce<float>(count, DataType::kFloat32, ReduceOp::kSum,
+                          [](int r, int64_t i) { return static_cast<float>(r + 1) * (i % 97); },
+                          [n](int64_t i) { return static_cast<float>(n * (n + 1) / 2 * (i % 97)); });
+  }
+}
+
+TEST_P(ShmOps, Float64MinAndMax) {
+  const int n = size();
+  for (int64_t count : kCounts) {
+    CheckAllreduce<double>(count, DataType::kFloat64, ReduceOp::kMin,
+                           [](int r, int64_t i) { return (i % 2 ? 1.0 : -1.0) * (r + 0.5); },
+                           [n](int64_t i) { return i % 2 ? 0.5 : -(n - 0.5); });
+    CheckAllreduce<double>(count, DataType::kFloat64, ReduceOp::kMax,
+                           [](int r, int64_t i) { return (i % 2 ? 1.0 : -1.0) * (r + 0.5); },
+                           [n](int64_t i) { return i % 2 ? n - 0.5 : -0.5; });
+  }
+}
+
+TEST_P(ShmOps, Int32ProductAndInt64Sum) {
+  const int n = size();
+  for (int64_t count : kCounts) {
+    CheckAllreduce<int32_t>(count, DataType::kInt32, ReduceOp::kProduct,
+                            [](int r, int64_t i) { return static_cast<int32_t>(r + 2); },
+                            [n](int64_t) {
+                              int32_t p = 1;
+                              for (int r = 0; r < n; ++r) p *= r + 2;
+                              return p;
+                            });
+    CheckAllreduce<int64_t>(count, DataType::kInt64, ReduceOp::kSum,
+                            [](int r, int64_t i) { return (int64_t{1} << 40) * r - i; },
+                            [n](int64_t i) { return (int64_t{1} << 40) * (n * (n - 1) / 2) - n * i; });
+  }
+}
+
+TEST_P(ShmOps, Int8AndUint8SumsWrap) {
+  const int n = size();
+  for (int64_t count : kCounts) {
+    CheckAllreduce<int8_t>(count, DataType::kInt8, ReduceOp::kSum,
+                           [](int, int64_t) { return static_cast<int8_t>(100); },
+                           [n](int64_t) { return static_cast<int8_t>(static_cast<uint8_t>(100 * n)); });
+    CheckAllreduce<uint8_t>(count, DataType::kUint8, ReduceOp::kMax,
+                            [](int r, int64_t i) { return static_cast<uint8_t>((r * 7 + i) % 256); },
+                            [n](int64_t i) {
+                              uint8_t m = 0;
+                              for (int r = 0; r < n; ++r) m = std::max<uint8_t>(m, (r * 7 + i) % 256);
+                              return m;
+                            });
+  }
+}
+
+TEST_P(ShmOps, AllgathervWithUnevenAndEmptyParts) {
+  const int n = size();
+  RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
+    std::vector<size_t> counts;
+    size_t total = 0;
+    for (int k = 0; k < n; ++k) {
+      counts.push_back(k == 1 ? 0 : 3000 * (k + 1));  // rank 1 sends nothing
+      total += counts.back();
+    }
+    std::vector<int32_t> mine(counts[r]);
+    for (size_t i = 0; i < mine.size(); ++i) mine[i] = r * 100000 + static_cast<int32_t>(i);
+    std::vector<int32_t> all(total);
+    t.Allgatherv(mine.data(), all.data(), counts, sizeof(int32_t));
+    size_t at = 0;
+    for (int k = 0; k < n; ++k) {
+      for (size_t i = 0; i < counts[k]; ++i, ++at) {
+        ASSERT_EQ(all[at], k * 100000 + static_cast<int32_t>(i)) << "rank " << r;
+      }
+    }
+  });
+}
+
+TEST_P(ShmOps, BroadcastFromEveryRoot) {
+  const int n = size();
+  RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
+    for (int root = 0; root < n; ++root) {
+      std::vector<uint8_t> data(9001, static_cast<uint8_t>(r));
+      if (r == root) {
+        for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 31 + root);
+      }
+      t.Broadcast(data.data(), data.size(), root);
+      for (size_t i = 0; i < data.size(); ++i) {
+        ASSERT_EQ(data[i], static_cast<uint8_t>(i * 31 + root)) << "rank " << r;
+      }
+    }
+  });
+}
+
+TEST_P(ShmOps, AlltoallvDeliversEveryBlockInRankOrder) {
+  const int n = size();
+  RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
+    // Rank s sends (s + 1) * (d + 1) * 500 int32s to rank d, each tagged (s, d, i).
+    auto count = [](int s, int d) { return static_cast<int64_t>((s + 1) * (d + 1) * 500); };
+    auto tag = [](int s, int d, int64_t i) { return static_cast<int32_t>(s * 10000000 + d * 1000000 + i); };
+    std::vector<int64_t> send_counts, recv_counts;
+    std::vector<int32_t> in, out;
+    for (int d = 0; d < n; ++d) {
+      send_counts.push_back(count(r, d));
+      recv_counts.push_back(count(d, r));
+      for (int64_t i = 0; i < count(r, d); ++i) in.push_back(tag(r, d, i));
+    }
+    int64_t total = 0;
+    for (int64_t c : recv_counts) total += c;
+    out.resize(static_cast<size_t>(total));
+    t.Alltoallv(in.data(), send_counts, out.data(), recv_counts, sizeof(int32_t));
+    size_t at = 0;
+    for (int s = 0; s < n; ++s) {
+      for (int64_t i = 0; i < count(s, r); ++i, ++at) ASSERT_EQ(out[at], tag(s, r, i));
+    }
+  });
+}
+
+TEST_P(ShmOps, ControlPlaneCarriesLongAndEmptyMessages) {
+  const int n = size();
+  RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
+    for (int trial = 0; trial < 3; ++trial) {
+      // Rank r sends r * 5000 bytes (rank 0: none), several slots for the larger ranks.
+      std::vector<char> mine(static_cast<size_t>(r) * 5000 + trial);
+      for (size_t i = 0; i < mine.size(); ++i) mine[i] = static_cast<char>(i + r);
+      auto all = t.GatherToRoot(mine);
+      if (r == 0) {
+        ASSERT_EQ(all.size(), static_cast<size_t>(n));
+        for (int k = 0; k < n; ++k) {
+          ASSERT_EQ(all[k].size(), static_cast<size_t>(k) * 5000 + trial);
+          for (size_t i = 0; i < all[k].size(); ++i) ASSERT_EQ(all[k][i], static_cast<char>(i + k));
+        }
+      } else {
+        ASSERT_TRUE(all.empty());
+      }
+      std::vector<char> reply;
+      if (r == 0) reply.assign(10000 + trial, static_cast<char>(7 + trial));
+      std::vector<char> got = t.BroadcastFromRoot(reply);
+      ASSERT_EQ(got, std::vector<char>(10000 + trial, static_cast<char>(7 + trial)));
+      t.Barrier();
+    }
+  });
+}
+
+TEST_P(ShmOps, DefaultSlotsHandleAMultiRoundAllreduce) {
+  const int n = size();
+  const int64_t count = 3 * (1 << 20) / 4 + 13;  // 3 MiB of float32: several 1 MiB rounds
+  RunRanks(n, [n](int r) { return TestShmOptions(r, n, "shmtest-big"); }, [&](ShmTransport& t, int r) {
+    std::vector<float> data(static_cast<size_t>(count), static_cast<float>(r + 1));
+    t.Allreduce(data.data(), count, DataType::kFloat32, ReduceOp::kSum);
+    for (int64_t i = 0; i < count; ++i) ASSERT_EQ(data[i], static_cast<float>(n * (n + 1) / 2));
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, ShmOps, ::testing::Values(2, 3, 4));
+
+}  // namespace
+}  // namespace kolo
