@@ -60,13 +60,38 @@ export function runJob(
   });
 }
 
+/**
+ * Each rank's own output, rebuilt from mpirun's `--tag-output` stream. Open MPI forwards whatever
+ * a rank's pty gave it, so a line written in two pieces arrives as two tagged fragments with other
+ * ranks' fragments in between (`[1,0]<stdout>:RESULT {"ra[1,1]<stdout>:…`); every fragment is
+ * tagged, so joining each rank's fragments in order restores its lines. Output without mpirun's
+ * tags comes back as one stream.
+ */
+export function untagMpirun(stdout: string): string[] {
+  const parts = stdout.split(/\[\d+,(\d+)\]<stdout>:/);
+  if (parts.length === 1) return [stdout];
+  const streams = new Map<string, string>([['untagged', parts[0] ?? '']]);
+  for (let i = 1; i < parts.length; i += 2) {
+    const rank = parts[i] as string;
+    streams.set(rank, (streams.get(rank) ?? '') + (parts[i + 1] ?? ''));
+  }
+  return [...streams.values()];
+}
+
 /** The `RESULT {"rank","key","value"}` lines in `stdout`, by key then rank. */
 export function parseResults(stdout: string): Map<string, Map<number, unknown>> {
   const results = new Map<string, Map<number, unknown>>();
-  for (const line of stdout.split('\n')) {
+  for (const line of untagMpirun(stdout).flatMap((stream) => stream.split('\n'))) {
     const at = line.indexOf('RESULT ');
     if (at < 0) continue;
-    const { rank, key, value } = JSON.parse(line.slice(at + 7)) as { rank: number; key: string; value: unknown };
+    let parsed: { rank: number; key: string; value: unknown };
+    try {
+      parsed = JSON.parse(line.slice(at + 7)) as typeof parsed;
+    } catch {
+      // A line cut by a crash: the rank's missing result names the problem (see perRank).
+      continue;
+    }
+    const { rank, key, value } = parsed;
     if (!results.has(key)) results.set(key, new Map());
     results.get(key)!.set(rank, value);
   }
