@@ -15,7 +15,13 @@ import { UnsupportedError } from './unsupported-error.js';
  * const stack: CallerStack = new Error();
  * ```
  */
-export type CallerStack = { readonly stack?: string } | string | undefined;
+export type CallerStack =
+  | {
+      /** The JS stack, formatted by V8 only when read (that is, only when the call failed). */
+      readonly stack?: string;
+    }
+  | string
+  | undefined;
 
 /**
  * Where the failed native call came from.
