@@ -62,3 +62,33 @@ export const argError = (name: string, message: string) => ({ name, code: 'ERR_K
 export const unsupported = (message: string) => ({ name: 'UnsupportedError', code: 'KOLO_UNSUPPORTED', message });
 export const duplicateText =
   'Requested to allreduce, allgather, or broadcast a tensor with the same name as another tensor that is currently being processed.  If you want to request another tensor, use a different tensor name';
+
+/** A request refused on the rank that queued it (process-set requests carry an @ps<id> suffix on the wire). */
+export const localMismatch = (detail: string) => ({ name: 'MismatchError', code: 'KOLO_MISMATCH', message: detail });
+
+/** What every rank reports for the process-set collectives: evens in set 1, odds in set 2. */
+export function expectedProcessSets(size: number): unknown[] {
+  const all = ranks(size);
+  const evens = all.filter((r) => r % 2 === 0);
+  const odds = all.filter((r) => r % 2 === 1);
+  const n = evens.length;
+  const x = evens.map((e) => inputs.perRank(e, 50, 6));
+  const scattered = zip(evens.map((e) => inputs.perRank(e, 51, n * 2)), sum);
+  return all.map((r) => {
+    const common = { ids: [1, 2], ranks: [evens, odds], me: [evens.indexOf(r), odds.indexOf(r)] };
+    const p = evens.indexOf(r);
+    if (p < 0) {
+      const detail = `outsider@ps1 failed on rank ${r}: Rank ${r} is not a member of process set 1; only its members may submit 'outsider@ps1'.`;
+      return { ...common, outsider: localMismatch(detail) };
+    }
+    return {
+      ...common,
+      sum: zip(x, sum),
+      average: zip(x, (xs) => Math.trunc(sum(xs) * (1 / n))),
+      gather: x.flat(),
+      bcast: x[n - 1],
+      alltoall: evens.map((e) => p * 100 + e),
+      scatter: scattered.slice(2 * p, 2 * p + 2),
+    };
+  });
+}

@@ -13,7 +13,7 @@ import {
 } from '../../src/index.js';
 import { DIMS, DTYPES, inputs } from './workers/fixtures.mjs';
 import { type JobResult, perRank, runJob } from './run-job.js';
-import { cast, ranks, zip, sum, json, same, perRankTensor, scatterBlock, mismatch, mismatchTexts, argError, unsupported, duplicateText, type TimelineEvent } from './horovod-expected.js';
+import { cast, ranks, zip, sum, json, same, perRankTensor, scatterBlock, mismatch, mismatchTexts, argError, unsupported, duplicateText, expectedProcessSets, localMismatch, type TimelineEvent } from './horovod-expected.js';
 
 describe.each([2, 3, 4])("Horovod's parallel tests on %i ranks", (size) => {
   let job: JobResult;
@@ -257,34 +257,9 @@ describe.each([2, 3, 4])("Horovod's parallel tests on %i ranks", (size) => {
   });
 
   it('runs every collective over a process set with global roots and set-sized averages', () => {
-    const evens = all.filter((r) => r % 2 === 0);
-    const odds = all.filter((r) => r % 2 === 1);
-    const n = evens.length;
-    const x = evens.map((e) => inputs.perRank(e, 50, 6));
-    const scattered = zip(evens.map((e) => inputs.perRank(e, 51, n * 2)), sum);
-    // Refused on this rank when queued (process-set requests carry an @ps<id> suffix on the wire).
-    const local = (detail: string) => ({ name: 'MismatchError', code: 'KOLO_MISMATCH', message: detail });
-    expect(got('processSets')).toEqual(
-      all.map((r) => {
-        const common = { ids: [1, 2], ranks: [evens, odds], me: [evens.indexOf(r), odds.indexOf(r)] };
-        const p = evens.indexOf(r);
-        if (p < 0) {
-          const detail = `outsider@ps1 failed on rank ${r}: Rank ${r} is not a member of process set 1; only its members may submit 'outsider@ps1'.`;
-          return { ...common, outsider: local(detail) };
-        }
-        return {
-          ...common,
-          sum: zip(x, sum),
-          average: zip(x, (xs) => Math.trunc(sum(xs) * (1 / n))),
-          gather: x.flat(),
-          bcast: x[n - 1],
-          alltoall: evens.map((e) => p * 100 + e),
-          scatter: scattered.slice(2 * p, 2 * p + 2),
-        };
-      }),
-    );
+    expect(got('processSets')).toEqual(expectedProcessSets(size));
     const removed = (r: number) =>
-      local(`removed@ps1 failed on rank ${r}: Process set 1 is not registered (it was never added, or has been removed).`);
+      localMismatch(`removed@ps1 failed on rank ${r}: Process set 1 is not registered (it was never added, or has been removed).`);
     expect(got('processSets.removed')).toEqual(all.map((r) => ({ removed: [true, true], after: removed(r) })));
   });
 
