@@ -4,10 +4,6 @@
 // Built and run by scripts/bench.mjs.
 #include <gloo/allgather.h>
 #include <gloo/barrier.h>
-#include <gloo/rendezvous/context.h>
-#include <gloo/rendezvous/file_store.h>
-#include <gloo/rendezvous/prefix_store.h>
-#include <gloo/transport/tcp/device.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,18 +11,15 @@
 #include <cstdlib>
 #include <vector>
 
+#include "gloo_baseline.h"
+
 int main(int argc, char** argv) {
-  const int rank = std::atoi(argv[1]);
-  const int size = std::atoi(argv[2]);
-  const long min_bytes = argc > 4 ? std::atol(argv[4]) : 4096;
-  const long max_bytes = argc > 5 ? std::atol(argv[5]) : 64L * 1024 * 1024;
-  gloo::rendezvous::FileStore files(argv[3]);
-  gloo::rendezvous::PrefixStore store("baseline", files);
-  gloo::transport::tcp::attr attr;
-  attr.hostname = "127.0.0.1";
-  auto device = gloo::transport::tcp::CreateDevice(attr);
-  auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
-  context->connectFullMesh(store, device);
+  const GlooBaseline b = ConnectGlooBaseline(argc, argv);
+  const int rank = b.rank;
+  const int size = b.size;
+  const long min_bytes = b.min_bytes;
+  const long max_bytes = b.max_bytes;
+  const auto& context = b.context;
   for (long step = min_bytes; step <= max_bytes; step *= 4) {
     const long per_rank = std::max(1L, step / 4 / size);
     const long bytes = per_rank * size * 4;

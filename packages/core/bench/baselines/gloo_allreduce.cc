@@ -7,10 +7,8 @@
 #include <algorithm>
 #include <vector>
 
-#include <gloo/rendezvous/context.h>
-#include <gloo/rendezvous/file_store.h>
-#include <gloo/rendezvous/prefix_store.h>
-#include <gloo/transport/tcp/device.h>
+#include "gloo_baseline.h"
+
 
 #include <chrono>
 #include <cstdio>
@@ -18,17 +16,12 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-  const int rank = std::atoi(argv[1]);
-  const int size = std::atoi(argv[2]);
-  const long min_bytes = argc > 4 ? std::atol(argv[4]) : 4096;
-  const long max_bytes = argc > 5 ? std::atol(argv[5]) : 64L * 1024 * 1024;
-  gloo::rendezvous::FileStore files(argv[3]);
-  gloo::rendezvous::PrefixStore store("baseline", files);
-  gloo::transport::tcp::attr attr;
-  attr.hostname = "127.0.0.1";
-  auto device = gloo::transport::tcp::CreateDevice(attr);
-  auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
-  context->connectFullMesh(store, device);
+  const GlooBaseline b = ConnectGlooBaseline(argc, argv);
+  const int rank = b.rank;
+  const int size = b.size;
+  const long min_bytes = b.min_bytes;
+  const long max_bytes = b.max_bytes;
+  const auto& context = b.context;
   using Fn = void (*)(void*, const void*, const void*, size_t);
   for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
     std::vector<float> data(bytes / 4, static_cast<float>(rank + 1));
