@@ -18,5 +18,8 @@ describe('sync collectives', () => {
     // step s sums (0 + s) + (1 + s)
     const seen = Array.from({ length: 10 }, (_, s) => 2 * s + 1);
     expect(perRank(job, 'sync', 2)).toEqual([0, 1].map(() => ({ seen, gathered: [0, 1] })));
+    // step s sums (0 * 100 + s) + (1 * 100 + s); async i sums (10 + i) + (20 + i)
+    const mixed = { syncSums: [100, 102, 104, 106, 108], asyncSums: [30, 32, 34] };
+    expect(perRank(job, 'mixed', 2)).toEqual([mixed, mixed]);
   });
 });

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "engine/kernels.h"
 
@@ -105,13 +106,17 @@ void Engine::Wake() {
 // idle wake-up bounds how late this rank notices a dead peer or a stop request.
 void Engine::WaitForWork() {
   std::unique_lock<std::mutex> lock(wake_mu_);
+  // While a caller drives cycles, its entries' being in flight is no reason to compete with it.
   wake_cv_.wait_for(lock, std::chrono::milliseconds(kIdleWakeMs), [&] {
-    return shutdown_requested_ || wake_pending_ || queue_.InFlight() > queue_.Unsent();
+    return shutdown_requested_ || wake_pending_ ||
+           (drivers_.load() == 0 && queue_.InFlight() > queue_.Unsent());
   });
   wake_pending_ = false;
 }
 
 void Engine::Run() {
+  // Callers that try to drive a cycle wait here until the transport is up.
+  std::unique_lock<std::mutex> cycle_lock(cycle_mu_);
   try {
     connection_ = connect_();
     Group everyone;
@@ -134,17 +139,27 @@ void Engine::Run() {
       stopped_ = true;
       final_status_ = status;
     }
+    loop_over_ = true;
+    cycle_lock.unlock();
+    Fail(queue_.TakeAll(), status);
     sink_->Started(status);
     sink_->Stopped(status);
     return;
   }
+  bool any_thread = connection_.transport->Capabilities().any_thread;
+  if (hierarchy_.enabled) {
+    if (hierarchy_.local.transport) any_thread = any_thread && hierarchy_.local.transport->Capabilities().any_thread;
+    if (hierarchy_.cross.transport) any_thread = any_thread && hierarchy_.cross.transport->Capabilities().any_thread;
+  }
+  caller_may_drive_ = any_thread;
+  cycle_lock.unlock();
   sink_->Started(Status::Ok());
 
   Status final_status = Status::Error(StatusCode::kShutDown, ShutDownMessage());
   bool clean = false;
   try {
-    clean = !RunCycle();
-    while (!clean) clean = !RunCycle();
+    Loop();
+    clean = true;
   } catch (const StallAbort& e) {
     final_status = Status::Error(StatusCode::kTimeout, e.what(), e.rank());
     clean = true;
@@ -155,6 +170,8 @@ void Engine::Run() {
                                  std::string("Kolo's background thread failed during ") +
                                      current_op_ + ": " + e.what());
   }
+  cycle_lock.lock();
+  loop_over_ = true;
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     stopped_ = true;
@@ -177,12 +194,48 @@ void Engine::Run() {
   sink_->Stopped(final_status);
 }
 
-// Returns false once every rank agreed to shut down.
+// The background thread's loop; returns once every rank agreed to shut down (a caller's cycle
+// may have been the one that agreed), and rethrows a failure from a caller's cycle.
+void Engine::Loop() {
+  while (true) {
+    WaitForWork();
+    std::lock_guard<std::mutex> lock(cycle_mu_);
+    if (caller_failure_) std::rethrow_exception(std::exchange(caller_failure_, nullptr));
+    if (loop_over_) return;
+    if (!RunCycle()) {
+      loop_over_ = true;
+      return;
+    }
+  }
+}
+
+void Engine::DriveUntil(const std::function<bool()>& done) {
+  drivers_.fetch_add(1);
+  while (!done()) {
+    std::unique_lock<std::mutex> lock(cycle_mu_);
+    if (loop_over_ || !caller_may_drive_ || done()) break;
+    try {
+      if (!RunCycle()) loop_over_ = true;
+    } catch (...) {
+      // Run reports it (naming the failed rank) and fails every entry, this caller's included.
+      caller_failure_ = std::current_exception();
+      loop_over_ = true;
+    }
+    if (loop_over_) {
+      lock.unlock();
+      Wake();
+      break;
+    }
+  }
+  // In-flight entries of other calls (async ones) are the background thread's again.
+  drivers_.fetch_sub(1);
+  if (queue_.InFlight() > 0) Wake();
+}
+
+// Runs one cycle; the caller holds cycle_mu_. Returns false once every rank agreed to shut down.
 bool Engine::RunCycle() {
-  static thread_local auto next = std::chrono::steady_clock::now();
   auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double, std::milli>(config_.cycle_time_ms));
-  WaitForWork();
   if (connection_.store && !connection_.store->Alive()) {
     throw TransportError("the rendezvous store (hosted by the launcher) closed its connection, "
                          "so the launcher has exited");
@@ -192,8 +245,11 @@ bool Engine::RunCycle() {
   // microseconds, not a cycle. Only after a cycle in which no rank sent anything does the cycle
   // time pace the loop, so ranks whose requests wait on each other do not spin.
   auto now = std::chrono::steady_clock::now();
-  if (next > now && last_cycle_quiet_ && !queue_.HasUnsent()) std::this_thread::sleep_until(next);
-  next = std::max(next + cycle, std::chrono::steady_clock::now());
+  if (next_cycle_ > now && last_cycle_quiet_ && !queue_.HasUnsent()) {
+    std::this_thread::sleep_until(next_cycle_);
+    now = std::chrono::steady_clock::now();
+  }
+  next_cycle_ = now + cycle;
 
   RequestList mine;
   mine.requests = queue_.PopRequests();

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -108,6 +110,11 @@ class Engine {
   Status Enqueue(std::vector<EntryPtr> entries, bool wake = true);
   // Starts a cycle now if the background thread is idle.
   void Wake();
+  // Runs negotiation cycles on the calling thread until `done()` holds, so a blocking call
+  // completes without two thread hand-offs. Returns early (leaving the rest to the background
+  // thread) when this transport must stay on one thread, or once the engine is stopping; the
+  // caller then waits for its entries as usual. Call after Enqueue(entries, false).
+  void DriveUntil(const std::function<bool()>& done);
   // Asks every rank to stop after the current cycle. Idempotent; returns immediately.
   void RequestShutdown();
   // Waits for the background thread to exit.
@@ -118,6 +125,7 @@ class Engine {
 
  private:
   void Run();
+  void Loop();
   bool RunCycle();
   void WaitForWork();
   ResponseList Negotiate(RequestList mine);
@@ -160,6 +168,7 @@ class Engine {
   bool timeline_mark_cycles_ = false;
   bool joined_ = false;
   bool last_cycle_quiet_ = true;
+  std::chrono::steady_clock::time_point next_cycle_ = std::chrono::steady_clock::now();
   ResponseCache cache_;
   std::map<size_t, int64_t> pending_hits_;
   int64_t last_full_negotiation_ms_ = 0;  // cache index -> when this rank submitted it (ms)
@@ -176,6 +185,16 @@ class Engine {
   bool stopped_ = false;
   Status final_status_;
   std::atomic<bool> shutdown_requested_{false};
+
+  // Held by whichever thread runs a cycle: the background thread, or a caller in DriveUntil.
+  // Everything the cycles touch (transports, coordinator, cache, timeline) is used under it.
+  std::mutex cycle_mu_;
+  // Under cycle_mu_: the loop is over (a cycle agreed to shut down or failed); what remains
+  // (failing entries, the final barrier, teardown) is the background thread's.
+  bool loop_over_ = false;
+  std::exception_ptr caller_failure_;  // a driving caller's cycle threw; rethrown by Run
+  bool caller_may_drive_ = false;      // set once connected: the transport is thread-agnostic
+  std::atomic<int> drivers_{0};        // callers inside DriveUntil
   std::thread thread_;
 };
 

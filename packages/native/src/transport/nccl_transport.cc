@@ -337,9 +337,11 @@ NcclTransport::~NcclTransport() {
 }
 
 TransportCapabilities NcclTransport::Capabilities() const {
+  // The CUDA device and stream belong to the engine's thread.
   return {"nccl",
           {DataType::kFloat32, DataType::kFloat64, DataType::kInt32, DataType::kInt64,
-           DataType::kUint8, DataType::kInt8}};
+           DataType::kUint8, DataType::kInt8},
+          /*any_thread=*/false};
 }
 
 std::vector<std::vector<char>> NcclTransport::GatherToRoot(const std::vector<char>& mine) {

@@ -1,5 +1,6 @@
 // What the engine needs from a communication backend. One instance per engine generation, used
-// only from the engine's background thread, so implementations need no locking.
+// by one thread at a time (the engine's background thread, or a caller driving a cycle, under
+// the engine's cycle lock), so implementations need no locking.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,8 @@ class TransportError : public std::runtime_error {
 struct TransportCapabilities {
   std::string name;
   std::vector<DataType> reduce_dtypes;  // float16 is reduced by the engine in float32
+  // Calls may come from any thread, one at a time (not only the engine's background thread).
+  bool any_thread = true;
 };
 
 class Transport {
