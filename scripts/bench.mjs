@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { transportEnv } from '../packages/core/bench/drivers/launch.mjs';
+import { baseTransport, transportEnv } from '../packages/core/bench/drivers/launch.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'packages', 'core', 'bench');
@@ -53,7 +53,7 @@ const launcher = join(root, 'packages', 'launcher', 'dist', 'cli.js');
 function run(transport) {
   const env = { ...process.env, ...transportEnv(transport), KOLO_BENCH_JSON: '1' };
   const command =
-    transport === 'mpi'
+    baseTransport(transport) === 'mpi'
       ? ['mpirun', ['--oversubscribe', '-np', values.np, process.execPath, script], { ...env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' }]
       : [process.execPath, [launcher, '-np', values.np, process.execPath, script], env];
   const result = spawnSync(command[0], command[1], { env: command[2], encoding: 'utf8' });

@@ -8,6 +8,8 @@ const size = kolo.size();
 const minBytes = Number(process.env.KOLO_BENCH_MIN_BYTES ?? 4096);
 const maxBytes = Number(process.env.KOLO_BENCH_MAX_BYTES ?? 64 * 1024 * 1024);
 const factor = 4;
+// KOLO_BENCH_SYNC=1 (the `-sync` columns): time the blocking allreduceSync instead.
+const sync = process.env.KOLO_BENCH_SYNC === '1';
 
 const pad = (v, w) => String(v).padStart(w);
 if (rank === 0 && process.env.KOLO_BENCH_JSON !== '1') {
@@ -28,7 +30,8 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
   const times = [];
   for (let i = 0; i < iters; i += 1) {
     const t0 = process.hrtime.bigint();
-    await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
+    if (sync) kolo.allreduceSync(data, { op: 'sum', output: out, name: 'bench' });
+    else await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
     times.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
   const us = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];

@@ -12,8 +12,18 @@ const kolorun = join(root, 'packages', 'launcher', 'dist', 'cli.js');
  * (shared memory under kolorun), `gloo` the same with KOLO_SHM=0, `mpi` and `nccl` by name.
  */
 export function transportEnv(transport) {
-  if (transport === 'shm') return { KOLO_TRANSPORT: 'gloo', KOLO_SHM: '1' };
-  return { KOLO_TRANSPORT: transport, KOLO_SHM: '0' };
+  const base = baseTransport(transport);
+  const mode = transport.endsWith('-sync') ? { KOLO_BENCH_SYNC: '1' } : {};
+  if (base === 'shm') return { KOLO_TRANSPORT: 'gloo', KOLO_SHM: '1', ...mode };
+  return { KOLO_TRANSPORT: base, KOLO_SHM: '0', ...mode };
+}
+
+/**
+ * A bench column's transport without its `-sync` suffix (`shm-sync` is the shm column timed with
+ * the blocking `allreduceSync`, the closest analogue of a blocking `MPI_Allreduce`).
+ */
+export function baseTransport(transport) {
+  return transport.replace(/-sync$/, '');
 }
 
 /**
@@ -25,10 +35,10 @@ export function launchRows({ script, np, transport = 'gloo', env = {}, nodeArgs 
   const fullEnv = { ...process.env, ...transportEnv(transport), KOLO_BENCH_JSON: '1', ...env };
   const node = [process.execPath, ...nodeArgs, script, ...args];
   const [command, argv] =
-    transport === 'mpi'
+    baseTransport(transport) === 'mpi'
       ? ['mpirun', ['--oversubscribe', '-np', String(np), ...node]]
       : [process.execPath, [kolorun, '-np', String(np), ...node]];
-  if (transport === 'mpi') Object.assign(fullEnv, { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' });
+  if (baseTransport(transport) === 'mpi') Object.assign(fullEnv, { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' });
   const result = spawnSync(command, argv, { env: fullEnv, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) {
     console.error(`The ${transport} run of ${script} on ${np} ranks failed:\n${result.stdout}\n${result.stderr}`);
