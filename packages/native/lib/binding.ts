@@ -71,6 +71,8 @@ export interface NativeEngineConfig {
   readonly cycleTimeMs: number;
   /** Largest fused allreduce buffer; 0 disables fusion. */
   readonly fusionThresholdBytes: number;
+  /** Response-cache entries (Horovod's `HOROVOD_CACHE_CAPACITY`); 0 disables the cache. */
+  readonly cacheCapacity: number;
   /** How long a rendezvous or collective may wait for a peer before failing with KOLO_TIMEOUT. */
   readonly timeoutMs: number;
   /** Reduce within each host, allreduce across hosts among local rank 0s, broadcast back. */

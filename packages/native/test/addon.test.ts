@@ -38,7 +38,7 @@ describe('a one-rank engine', () => {
     engine = await native.startEngine({
       rank: 0, size: 1, localRank: 0, localSize: 1, crossRank: 0, crossSize: 1,
       store: { kind: 'file', path: mkdtempSync(join(tmpdir(), 'kolo-addon-')) },
-      storePrefix: 'addon-test', hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 1 << 20, timeoutMs: 10_000,
+      storePrefix: 'addon-test', hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 1 << 20, cacheCapacity: 1024, timeoutMs: 10_000,
     });
   });
   afterAll(async () => {
@@ -91,7 +91,7 @@ describe('a one-rank engine', () => {
     const own = await native.startEngine({
       rank: 0, size: 1, localRank: 0, localSize: 1, crossRank: 0, crossSize: 1,
       store: { kind: 'file', path: mkdtempSync(join(tmpdir(), 'kolo-addon-')) },
-      storePrefix: 'addon-test-2', hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 0, timeoutMs: 10_000,
+      storePrefix: 'addon-test-2', hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 0, cacheCapacity: 1024, timeoutMs: 10_000,
     });
     await own.shutdown();
     await own.shutdown();

@@ -25,7 +25,7 @@ describe.skipIf(built)('the NCCL transport in a build without NCCL', () => {
     const start = native.startEngine({
       rank: 0, size: 1, localRank: 0, localSize: 1, crossRank: 0, crossSize: 1,
       store: { kind: 'file', path: mkdtempSync(join(tmpdir(), 'kolo-nccl-')) },
-      storePrefix: 'nccl-test', hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 1 << 20, timeoutMs: 10_000,
+      storePrefix: 'nccl-test', hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 1 << 20, cacheCapacity: 1024, timeoutMs: 10_000,
       hierarchicalAllreduce: false, sharedMemory: false, transport: 'nccl', gpuDevice: -1, stallCheckMs: 0, stallShutdownMs: 0, timelinePath: '', timelineMarkCycles: false,
     });
     await expect(start).rejects.toMatchObject({ code: 'KOLO_UNSUPPORTED', message: notBuilt });

@@ -34,6 +34,8 @@ export interface ConfigOptions {
   readonly cycleTimeMs?: number;
   /** Largest fused allreduce buffer in bytes; 0 disables fusion. */
   readonly fusionThresholdBytes?: number;
+  /** Response-cache entries (names agreed by a one-byte vote once negotiated); 0 disables it. */
+  readonly cacheCapacity?: number;
   /** How long a rendezvous or a collective may wait for peers before failing. */
   readonly timeoutMs?: number;
   /** Warn about tensors some ranks submitted and others did not after this long; 0 disables. */
@@ -87,6 +89,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'iface',
   'cycleTimeMs',
   'fusionThresholdBytes',
+  'cacheCapacity',
   'timeoutMs',
   'stallCheckTimeMs',
   'stallShutdownTimeMs',

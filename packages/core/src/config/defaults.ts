@@ -11,6 +11,8 @@ export const configDefaults = {
   cycleTimeMs: 1,
   /** Horovod's `HOROVOD_FUSION_THRESHOLD` default, 128 MiB. */
   fusionThresholdBytes: 128 * 1024 * 1024,
+  /** Horovod's `HOROVOD_CACHE_CAPACITY` default. */
+  cacheCapacity: 1024,
   /** Horovod's `HOROVOD_GLOO_TIMEOUT_SECONDS` default, 30 s. */
   timeoutMs: 30_000,
   /** Horovod's `HOROVOD_STALL_CHECK_TIME_SECONDS` default, 60 s. */

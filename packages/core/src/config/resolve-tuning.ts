@@ -6,6 +6,7 @@ import { configDefaults } from './defaults.js';
 export interface Tuning {
   readonly cycleTimeMs: number;
   readonly fusionThresholdBytes: number;
+  readonly cacheCapacity: number;
   readonly timeoutMs: number;
   readonly hostname: string;
   readonly iface: string;
@@ -14,7 +15,8 @@ export interface Tuning {
 /**
  * Resolves tuning and network settings: options > `KOLO_*` > Horovod names > defaults.
  * `KOLO_CYCLE_TIME`/`HOROVOD_CYCLE_TIME` are milliseconds, `KOLO_FUSION_THRESHOLD`/
- * `HOROVOD_FUSION_THRESHOLD` bytes, `KOLO_TIMEOUT_SECONDS`/`HOROVOD_GLOO_TIMEOUT_SECONDS` seconds.
+ * `HOROVOD_FUSION_THRESHOLD` bytes, `KOLO_CACHE_CAPACITY`/`HOROVOD_CACHE_CAPACITY` entries,
+ * `KOLO_TIMEOUT_SECONDS`/`HOROVOD_GLOO_TIMEOUT_SECONDS` seconds.
  *
  * @example
  * ```ts
@@ -29,6 +31,7 @@ export function resolveTuning(options: ConfigOptions, env: Env): Tuning {
     'KOLO_FUSION_THRESHOLD',
     'HOROVOD_FUSION_THRESHOLD',
   ]);
+  const cache = pick('cacheCapacity', ['KOLO_CACHE_CAPACITY', 'HOROVOD_CACHE_CAPACITY']);
   const timeoutOption = optionField(options, 'timeoutMs');
   const timeoutSeconds = envField(env, ['KOLO_TIMEOUT_SECONDS', 'HOROVOD_GLOO_TIMEOUT_SECONDS']);
   const hostname = pick('hostname', ['KOLO_HOSTNAME', 'HOROVOD_HOSTNAME']);
@@ -38,6 +41,7 @@ export function resolveTuning(options: ConfigOptions, env: Env): Tuning {
     fusionThresholdBytes: fusion
       ? toInteger(fusion, { min: 0 })
       : configDefaults.fusionThresholdBytes,
+    cacheCapacity: cache ? toInteger(cache, { min: 0 }) : configDefaults.cacheCapacity,
     timeoutMs: timeoutOption
       ? toInteger(timeoutOption, { min: 1 })
       : timeoutSeconds

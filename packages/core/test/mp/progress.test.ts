@@ -11,6 +11,15 @@ describe('negotiation by name', () => {
   });
 });
 
+describe('response cache', () => {
+  it('stays exact while names change shape every step under a 4-entry cache (evicted indices reused)', { timeout: 120_000 }, async () => {
+    const job = await runJob(2, 'cache-churn.mjs', { env: { HOROVOD_CACHE_CAPACITY: '4' } });
+    expect(job.code, job.stderr).toBe(0);
+    // sum over step < 30, i < 10 of (1 + (step + i) % 3) * ((i + step) + (1 + i + step))
+    expect(perRank(job, 'churn', 2)).toEqual([23440, 23440]);
+  });
+});
+
 describe('sync collectives', () => {
   it('complete inside a synchronous function that never yields to the event loop', { timeout: 120_000 }, async () => {
     const job = await runJob(2, 'sync.mjs');

@@ -20,8 +20,8 @@ function message(fn: () => unknown): string {
 describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
   it('uses Horovod-compatible defaults', () => {
     const { engine } = resolveConfig({}, kolo);
-    expect([engine.cycleTimeMs, engine.fusionThresholdBytes, engine.timeoutMs]).toEqual([
-      1, 134217728, 30000,
+    expect([engine.cycleTimeMs, engine.fusionThresholdBytes, engine.cacheCapacity, engine.timeoutMs]).toEqual([
+      1, 134217728, 1024, 30000,
     ]);
     expect([engine.hostname, engine.iface]).toEqual(['', '']);
   });
@@ -31,6 +31,7 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
       ...kolo,
       HOROVOD_CYCLE_TIME: '2.5',
       HOROVOD_FUSION_THRESHOLD: '0',
+      HOROVOD_CACHE_CAPACITY: '0',
       HOROVOD_GLOO_TIMEOUT_SECONDS: '7',
       HOROVOD_GLOO_IFACE: 'eth1',
       HOROVOD_HOSTNAME: 'node-a',
@@ -39,6 +40,7 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
     expect(engine).toMatchObject({
       cycleTimeMs: 2.5,
       fusionThresholdBytes: 0,
+      cacheCapacity: 0,
       timeoutMs: 7000,
       iface: 'eth1',
       hostname: 'node-a',
@@ -52,6 +54,8 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
       KOLO_CYCLE_TIME: '3',
       HOROVOD_FUSION_THRESHOLD: '0',
       KOLO_FUSION_THRESHOLD: '1024',
+      HOROVOD_CACHE_CAPACITY: '5',
+      KOLO_CACHE_CAPACITY: '16',
       HOROVOD_GLOO_TIMEOUT_SECONDS: '7',
       KOLO_TIMEOUT_SECONDS: '0.5',
       KOLO_IFACE: 'eth2',
@@ -60,6 +64,7 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
     expect(resolveConfig({}, env).engine).toMatchObject({
       cycleTimeMs: 3,
       fusionThresholdBytes: 1024,
+      cacheCapacity: 16,
       timeoutMs: 500,
       iface: 'eth2',
       hostname: 'node-b',
@@ -67,6 +72,7 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
     const options = {
       cycleTimeMs: 4,
       fusionThresholdBytes: 8,
+      cacheCapacity: 2,
       timeoutMs: 9,
       iface: 'lo',
       hostname: '127.0.0.1',
@@ -89,6 +95,10 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
       "Expected an integer >= 0 for HOROVOD_FUSION_THRESHOLD but received '1.5'",
     ],
     [
+      { HOROVOD_CACHE_CAPACITY: 'big' },
+      "Expected an integer >= 0 for HOROVOD_CACHE_CAPACITY but received 'big'",
+    ],
+    [
       { KOLO_TIMEOUT_SECONDS: '0' },
       "Expected a number > 0 for KOLO_TIMEOUT_SECONDS but received '0'",
     ],
@@ -106,6 +116,7 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
       { fusionThresholdBytes: -1 },
       'Expected an integer >= 0 for fusionThresholdBytes but received -1',
     ],
+    [{ cacheCapacity: 0.5 }, 'Expected an integer >= 0 for cacheCapacity but received 0.5'],
     [{ timeoutMs: 0 }, 'Expected an integer >= 1 for timeoutMs but received 0'],
     [{ iface: '' }, "Expected a non-empty string for iface but received ''"],
     [{ jobId: 5 }, 'Expected a non-empty string for jobId but received 5'],

@@ -117,6 +117,7 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   ec.size = static_cast<int>(IntField(config, "size", 1));
   ec.cycle_time_ms = config.Get("cycleTimeMs").As<Napi::Number>().DoubleValue();
   ec.fusion_threshold_bytes = IntField(config, "fusionThresholdBytes", 128 << 20);
+  ec.response_cache_capacity = static_cast<size_t>(IntField(config, "cacheCapacity", 1024));
   ec.timeout_ms = IntField(config, "timeoutMs", 30000);
   ec.local_rank = static_cast<int>(IntField(config, "localRank", 0));
   ec.cross_rank = static_cast<int>(IntField(config, "crossRank", 0));

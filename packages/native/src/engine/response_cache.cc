@@ -39,14 +39,22 @@ std::optional<size_t> ResponseCache::IndexOf(const std::string& name) const {
 
 void ResponseCache::Insert(const Response& response, size_t i, std::optional<Request> mine) {
   const std::string& name = response.names[i];
-  if (by_name_.count(name) != 0 || entries_.size() >= capacity_) return;
+  if (by_name_.count(name) != 0) return;
+  if (free_.empty() && entries_.size() >= capacity_) return;
   Entry e;
   e.response = response;
   e.response.names = {name};
   e.response.sizes = {response.sizes[i]};
   e.mine = std::move(mine);
-  by_name_.emplace(name, entries_.size());
-  entries_.push_back(std::move(e));
+  size_t index = entries_.size();
+  if (!free_.empty()) {
+    index = *free_.begin();
+    free_.erase(free_.begin());
+    entries_[index] = std::move(e);
+  } else {
+    entries_.push_back(std::move(e));
+  }
+  by_name_.emplace(name, index);
 }
 
 void ResponseCache::Evict(size_t index) {
@@ -54,6 +62,7 @@ void ResponseCache::Evict(size_t index) {
   if (!e.live) return;
   e.live = false;
   by_name_.erase(e.response.names[0]);
+  free_.insert(index);
 }
 
 }  // namespace kolo

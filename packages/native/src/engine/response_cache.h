@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,7 +34,7 @@ class ResponseCache {
   // last request for that name); `*stale` is set when the name is cached with other parameters.
   std::optional<size_t> Lookup(const Request& request, bool* stale) const;
   std::optional<size_t> IndexOf(const std::string& name) const;
-  // Caches every name of a (possibly fused) response. `mine` finds this rank's own request for
+  // Caches every name of a (possibly fused) response (a name that does not fit is left out). `mine` finds this rank's own request for
   // a name (absent on a rank that has joined). Identical calls on every rank.
   template <typename Find>
   void Insert(const Response& response, Find mine) {
@@ -59,6 +60,10 @@ class ResponseCache {
   size_t capacity_;
   std::vector<Entry> entries_;  // evicted entries stay as tombstones so indices never move
   std::unordered_map<std::string, size_t> by_name_;
+  // Tombstones a later insert reuses, lowest index first: every rank evicts and inserts in the
+  // same order, so every rank reuses the same index, and the vote vector stays at most
+  // `capacity_` entries long however many names come and go.
+  std::set<size_t> free_;
 };
 
 }  // namespace kolo

@@ -36,18 +36,26 @@ TEST(ResponseCache, SplitsAFusedResponseAndMatchesOnlyIdenticalRequests) {
   EXPECT_FALSE(stale);
 }
 
-TEST(ResponseCache, EvictedEntriesKeepTheirIndexAndTheNameCanReturn) {
+TEST(ResponseCache, EvictedIndicesAreReusedLowestFirstAndCapacityBoundsTheVote) {
   ResponseCache cache(3);
   auto mine = [](const std::string& name) -> std::optional<Request> { return Reduce(name, {1}); };
-  cache.Insert(Fused({"a"}, {1}), mine);
+  cache.Insert(Fused({"a", "b", "c"}, {1, 1, 1}), mine);
+  cache.Evict(2);
   cache.Evict(0);
   EXPECT_FALSE(cache.Live(0));
+  EXPECT_TRUE(cache.Live(1));
   bool stale = false;
   EXPECT_EQ(cache.Lookup(Reduce("a", {1}), &stale), std::nullopt);
-  cache.Insert(Fused({"a", "b", "c"}, {1, 1, 1}), mine);  // capacity 3 counts the tombstone
+  // A full cache with two tombstones: "d" takes index 0, "a" comes back at index 2, "e" does
+  // not fit, and the vote vector never grows past the capacity.
+  cache.Insert(Fused({"d", "a", "e"}, {1, 1, 1}), mine);
   EXPECT_EQ(cache.size(), 3u);
-  EXPECT_EQ(cache.Lookup(Reduce("a", {1}), &stale), std::optional<size_t>(1));
-  EXPECT_EQ(cache.IndexOf("c"), std::nullopt);
+  EXPECT_EQ(cache.IndexOf("d"), std::optional<size_t>(0));
+  EXPECT_EQ(cache.IndexOf("b"), std::optional<size_t>(1));
+  EXPECT_EQ(cache.Lookup(Reduce("a", {1}), &stale), std::optional<size_t>(2));
+  EXPECT_EQ(cache.NameAt(0), "d");
+  EXPECT_TRUE(cache.Live(0));
+  EXPECT_EQ(cache.IndexOf("e"), std::nullopt);
 }
 
 TEST(ResponseCache, OnlyAllreduceAndBroadcastOverEveryRankOutsideGroupsAreCached) {
