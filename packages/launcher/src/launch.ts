@@ -5,6 +5,7 @@ import { runUnderMpirun } from './mpi-handoff.js';
 import { planJob, type WorkerPlacement } from './plan.js';
 import { checkSshHosts } from './remote-command.js';
 import { spawnWorker, type RunningWorker } from './spawn-workers.js';
+import { sharedMemoryTag, sweepSharedMemory } from './shm-sweep.js';
 import { supervise } from './supervise.js';
 import { LaunchError } from './usage-error.js';
 import { workerEnv } from './worker-env.js';
@@ -44,6 +45,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
     await checkSshHosts(remoteHosts, startTimeoutMs, options.ssh);
   }
   const store = await JobStore.open(plan, startTimeoutMs);
+  const shmTag = sharedMemoryTag();
   try {
     log(`store ${plan.store.role === 'host' ? 'listening' : 'joined'} at ${plan.storeAddr}:${store.port}, job ${plan.jobId}`);
     const job = {
@@ -56,6 +58,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
       ...(options.timelineFilename !== undefined && { timeline: options.timelineFilename }),
       ...(elastic !== undefined && { elastic: true }),
       ...(options.gpus !== undefined && { gpus: options.gpus }),
+      shmTag,
     };
     if (options.transport === 'mpi') {
       const jobEnv = {
@@ -64,6 +67,7 @@ export async function launch(options: LaunchOptions): Promise<number> {
         KOLO_JOB_SECRET: job.secret,
         KOLO_JOB_ID: job.jobId,
         KOLO_TRANSPORT: 'mpi',
+        KOLO_SHM_TAG: shmTag,
         ...(job.iface !== undefined && { KOLO_IFACE: job.iface }),
         ...(job.timeline !== undefined && { KOLO_TIMELINE: job.timeline }),
       };
@@ -113,5 +117,9 @@ export async function launch(options: LaunchOptions): Promise<number> {
     });
   } finally {
     await store.finish(gracePeriodMs + LAUNCH_DEFAULTS.killAfterMs);
+    const removed = sweepSharedMemory(shmTag);
+    if (removed.length > 0) {
+      stderr.write(`kolorun: removed ${removed.length} shared-memory segment(s) that killed workers left behind: ${removed.join(', ')}\n`);
+    }
   }
 }

@@ -23,6 +23,8 @@ export interface JobEnvironment {
   readonly elastic?: boolean;
   /** `CUDA_VISIBLE_DEVICES` per local rank, from `--gpus`. */
   readonly gpus?: LaunchOptions['gpus'];
+  /** `KOLO_SHM_TAG`: names this launcher's shared-memory segments (see `sweepSharedMemory`). */
+  readonly shmTag?: string;
 }
 
 /**
@@ -52,6 +54,7 @@ export function workerEnv(worker: WorkerPlacement, job: JobEnvironment): Record<
     ...(job.iface !== undefined && { KOLO_IFACE: job.iface }),
     ...(job.timeline !== undefined && { KOLO_TIMELINE: job.timeline }),
     ...(job.elastic === true && { KOLO_ELASTIC: '1', KOLO_WORKER_ID: String(worker.rank) }),
+    ...(job.shmTag !== undefined && { KOLO_SHM_TAG: job.shmTag }),
     HOROVOD_RANK: String(worker.rank),
     HOROVOD_SIZE: String(worker.size),
     HOROVOD_LOCAL_RANK: String(worker.localRank),

@@ -43,12 +43,14 @@ describe('kolorun worker environment', () => {
       KOLO_JOB_SECRET: w0.env.KOLO_JOB_SECRET,
       KOLO_JOB_ID: w0.env.KOLO_JOB_ID,
       KOLO_HOSTNAME: '127.0.0.1',
+      KOLO_SHM_TAG: w0.env.KOLO_SHM_TAG,
     };
     expect(w0.env).toEqual({ ...shared, KOLO_RANK: '0', KOLO_LOCAL_RANK: '0' });
     expect(w1.env).toEqual({ ...shared, KOLO_RANK: '1', KOLO_LOCAL_RANK: '1' });
     expect(w0.env.KOLO_STORE_PORT).toMatch(/^[1-9]\d*$/);
     expect(w0.env.KOLO_JOB_SECRET).toMatch(/^[0-9a-f]{64}$/);
     expect(w0.env.KOLO_JOB_ID).toMatch(/^[0-9a-f]{16}$/);
+    expect(w0.env.KOLO_SHM_TAG).toMatch(/^r[0-9a-z]+[0-9a-f]{6}$/);
     expect(w0.argv).toEqual(['--foo', '-np', '7']);
     expect(w1.argv).toEqual(['--foo', '-np', '7']);
   }, 30_000);
@@ -79,6 +81,7 @@ describe('kolorun worker environment', () => {
     expect([...ranks.keys()].sort()).toEqual(['0', '1', '2', '3']);
     const jobId = (ranks.get('0') as Printed).env.KOLO_JOB_ID;
     expect(jobId).toMatch(/^[0-9a-f]{16}$/);
+    expect(ranks.get('0')?.env.KOLO_SHM_TAG).not.toBe(ranks.get('2')?.env.KOLO_SHM_TAG);
     for (const [rank, { env: e }] of ranks) {
       const r = Number(rank);
       expect(e).toEqual({
@@ -93,6 +96,8 @@ describe('kolorun worker environment', () => {
         KOLO_JOB_SECRET: 'shared-secret-for-both-nodes',
         KOLO_JOB_ID: jobId,
         KOLO_HOSTNAME: '127.0.0.1',
+        // Each node's launcher tags (and sweeps) its own workers' shared-memory segments.
+        KOLO_SHM_TAG: (ranks.get(String(2 * Math.floor(r / 2))) as Printed).env.KOLO_SHM_TAG,
       });
     }
   }, 30_000);

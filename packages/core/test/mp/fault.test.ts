@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { perRank, runJob } from './run-job.js';
 
@@ -30,5 +31,17 @@ describe('a worker killed mid-loop', () => {
     const firstLauncherLine = job.stderr.split('\n').find((l) => l.startsWith('kolorun:'));
     expect(firstLauncherLine).toMatch(/^kolorun: rank 2 \(pid \d+\) failed first: killed by signal SIGKILL$/);
     for (const pid of perRank(job, 'pid', 3) as number[]) expect(alive(pid)).toBe(false);
+  });
+});
+
+describe('a rank killed before every rank attached to the shared-memory segment', () => {
+  it('leaves no segment behind: kolorun sweeps its workers\' tagged segments and says so', { timeout: 120_000 }, async () => {
+    const job = await runJob(2, 'shm-orphan.mjs');
+    expect(job.code).toBe(1);
+    const { tag, count } = job.results.get('segments')?.get(0) as { tag: string; count: number };
+    expect(tag).toMatch(/^r[0-9a-z]+[0-9a-f]{6}$/);
+    expect(count).toBe(1);
+    expect(readdirSync('/dev/shm').filter((n) => n.startsWith(`kolo-${tag}-`))).toEqual([]);
+    expect(job.stderr).toMatch(new RegExp(`kolorun: removed 1 shared-memory segment\\(s\\) that killed workers left behind: /dev/shm/kolo-${tag}-`));
   });
 });

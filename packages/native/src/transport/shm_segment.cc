@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -103,12 +105,18 @@ void ShmSegment::Release() {
 }
 
 std::string ShmSegmentName(const std::string& prefix) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
   std::string safe;
-  for (char c : prefix) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    safe += ok ? c : '-';
-  }
+  for (char c : prefix) safe += alnum(c) ? c : '-';
   if (safe.size() > 80) safe = safe.substr(safe.size() - 80);
+  // kolorun's tag comes first, so the launcher can sweep what killed workers left behind.
+  const char* tag = std::getenv("KOLO_SHM_TAG");
+  if (tag != nullptr && *tag != '\0' && std::strlen(tag) <= 32 &&
+      std::all_of(tag, tag + std::strlen(tag), alnum)) {
+    safe = std::string(tag) + "-" + safe;
+  }
   std::random_device rd;
   static const char kHex[] = "0123456789abcdef";
   std::string nonce;

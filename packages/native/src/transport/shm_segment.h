@@ -38,7 +38,8 @@ class ShmSegment {
   bool linked_ = false;
 };
 
-// A fresh segment name: the store prefix (made safe for a file name) and a random nonce.
+// A fresh segment name: KOLO_SHM_TAG (kolorun's, when set), the store prefix (made safe for a
+// file name) and a random nonce.
 std::string ShmSegmentName(const std::string& prefix);
 
 }  // namespace kolo
