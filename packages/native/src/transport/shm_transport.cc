@@ -115,29 +115,38 @@ void ShmTransport::DirectRound(char* data, int64_t count, DataType dtype, Reduce
   ch.Advance();
 }
 
-// Rank r reduces its share of every rank's input into its result area; after the second
-// barrier every rank copies all shares out.
+// Rank r reduces its share of every rank's input; after the second barrier every rank copies
+// the other shares out. A rank's own share is read from its own buffer rather than published,
+// and the other ranks' shares are all it copies out.
 void ShmTransport::ScatterGatherRound(char* data, int64_t count, DataType dtype, ReduceOp op) {
   ShmChannel& ch = *channel_;
   const size_t esize = DataTypeSize(dtype);
-  std::memcpy(ch.Input(rank_), data, static_cast<size_t>(count) * esize);
-  ch.Sync("allreduce");
   auto [begin, end] = Share(count, size_, rank_, esize);
+  const size_t mine_off = static_cast<size_t>(begin) * esize;
+  const size_t mine_bytes = static_cast<size_t>(end - begin) * esize;
+  const size_t total = static_cast<size_t>(count) * esize;
+  // Publish everything except this rank's share: [0, mine_off) and [mine_off + mine_bytes, total).
+  char* in = ch.Input(rank_);
+  std::memcpy(in, data, mine_off);
+  std::memcpy(in + mine_off + mine_bytes, data + mine_off + mine_bytes,
+              total - mine_off - mine_bytes);
+  ch.Sync("allreduce");
   if (end > begin) {
-    const size_t off = static_cast<size_t>(begin) * esize;
-    char* out = ch.Result(rank_) + off;
-    ReduceBuffers(out, ch.Input(0) + off, ch.Input(1) + off, end - begin, dtype, op);
-    for (int r = 2; r < size_; ++r) {
-      ReduceBuffers(out, out, ch.Input(r) + off, end - begin, dtype, op);
-    }
+    // Contributions in rank order, so the result does not depend on which rank reduces it.
+    auto contribution = [&](int r) -> const char* {
+      return r == rank_ ? data + mine_off : ch.Input(r) + mine_off;
+    };
+    char* out = ch.Result(rank_) + mine_off;
+    ReduceBuffers(out, contribution(0), contribution(1), end - begin, dtype, op);
+    for (int r = 2; r < size_; ++r) ReduceBuffers(out, out, contribution(r), end - begin, dtype, op);
+    std::memcpy(data + mine_off, out, mine_bytes);
   }
   ch.Sync("allreduce");
   for (int r = 0; r < size_; ++r) {
     auto [b, e] = Share(count, size_, r, esize);
-    if (e > b) {
-      const size_t off = static_cast<size_t>(b) * esize;
-      std::memcpy(data + off, ch.Result(r) + off, static_cast<size_t>(e - b) * esize);
-    }
+    if (r == rank_ || e <= b) continue;
+    const size_t off = static_cast<size_t>(b) * esize;
+    std::memcpy(data + off, ch.Result(r) + off, static_cast<size_t>(e - b) * esize);
   }
   ch.Advance();
 }
