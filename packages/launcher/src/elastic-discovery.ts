@@ -28,6 +28,7 @@ export function startHostDiscovery(
   return watchHostDiscovery(script, elastic?.discoveryIntervalMs ?? 1000, (hosts) => {
     if (growing) return;
     growing = true;
+    membership.onDiscovered(hosts);
     const removed = membership.shrink(hosts, alive());
     if (removed.length > 0) stderr.write(`kolorun: host discovery lists fewer slots; stopping rank(s) ${removed.map((w) => w.rank).join(', ')}\n`);
     membership

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { excessWorkers, freeSlots, placementOn } from './elastic-slots.js';
+import { ElasticLimits, type ElasticLimitOptions } from './elastic-limits.js';
 import { survivorTopology, type ElasticTopology } from './elastic.js';
 import { describeExit, isFailure } from './failure-report.js';
 import type { JobStore } from './job-store.js';
@@ -7,8 +8,11 @@ import type { WorkerPlacement } from './plan.js';
 import type { RunningWorker, WorkerExit } from './spawn-workers.js';
 import { isStopped } from './stopped-workers.js';
 
-/** How supervise() runs an elastic job: its bounds, and how to start workers host discovery adds. */
-export interface ElasticSupervision {
+/**
+ * How supervise() runs an elastic job: its bounds, its reset and blacklist limits, and how to
+ * start workers host discovery adds.
+ */
+export interface ElasticSupervision extends ElasticLimitOptions {
   /** Fewest workers the job may continue with (`--min-np`). */
   readonly minNp: number;
   /** Most workers the job may grow to (`--max-np`). */
@@ -44,6 +48,9 @@ export class ElasticMembership {
   private finishing = false;
   /** Workers host discovery stopped: their exits are planned, not failures. */
   private readonly removing = new Set<RunningWorker>();
+  private readonly limits: ElasticLimits;
+  /** The job may not re-form any more (see {@link halt}). */
+  private halted = false;
 
   constructor(
     initial: readonly RunningWorker[],
@@ -51,10 +58,13 @@ export class ElasticMembership {
     private readonly store: JobStore,
     private readonly stderr: Writable,
     private readonly log: (line: string) => void,
+    /** Stops a healthy job that may not re-form (`--reset-limit` reached by host discovery). */
+    private readonly stop: () => void = () => {},
   ) {
     for (const w of initial) this.ids.set(w, String(w.rank));
     for (const w of initial) this.currentRank.set(String(w.rank), w.rank);
     this.nextId = initial.length;
+    this.limits = new ElasticLimits(options);
   }
 
   /** Resolves once every generation published so far is in the store. */
@@ -65,19 +75,31 @@ export class ElasticMembership {
   /**
    * Handles a worker's exit in an elastic job: when host discovery removed it, or it failed, and
    * `minNp` workers are left (and the job is not `stopping` already), publishes the others'
-   * generation and returns true. A worker that exited 0 means the job is winding down, so
-   * discovery adds nobody from then on. False: supervise handles the exit as in any job.
+   * generation and returns true. A failure blacklists the worker's host first; when that leaves
+   * every host blacklisted, or the reset would pass `resetLimit`, it returns false. A worker that
+   * exited 0 means the job is winding down, so discovery adds nobody from then on. False:
+   * supervise handles the exit as in any job.
    */
   onExit(worker: RunningWorker, exit: WorkerExit, alive: ReadonlySet<RunningWorker>, stopping: boolean): boolean {
     const removed = this.removing.has(worker);
     if (!removed && !isFailure(exit)) this.finishing = true;
     if ((!removed && !isFailure(exit)) || stopping || alive.size < this.options.minNp) return false;
+    const who = `rank ${worker.rank} (pid ${worker.pid ?? 'none'})`;
+    const how = removed ? `removed by host discovery (${describeExit(exit)})` : `failed: ${describeExit(exit)}`;
+    this.write(this.limits.release());
+    const verdict = removed ? undefined : this.limits.onFailure(who, worker.host, [...alive].map((w) => w.host));
+    const stop = verdict?.stop ?? this.limits.resetError(this.generation + 1, `after ${who} ${how}`);
+    if (stop !== undefined) {
+      this.write([verdict?.line, stop]);
+      if (!removed) return false;
+      this.halt();
+      return true;
+    }
     const g = this.nextGeneration();
     const id = this.ids.get(worker) ?? String(worker.rank);
     const failedRank = this.currentRank.get(id) ?? worker.rank;
     const assignments = this.assign([...alive].map((w) => this.member(w)));
-    const how = removed ? `removed by host discovery (${describeExit(exit)})` : `failed: ${describeExit(exit)}`;
-    this.stderr.write(`kolorun: rank ${worker.rank} (pid ${worker.pid ?? 'none'}) ${how}; continuing with ${alive.size} worker(s) as elastic generation ${g}\n`);
+    this.write([`kolorun: ${who} ${how}; continuing with ${alive.size} worker(s) as elastic generation ${g}`, verdict?.line]);
     this.publish(g, assignments, { rank: failedRank, exit });
     return true;
   }
@@ -101,6 +123,12 @@ export class ElasticMembership {
     return timer;
   }
 
+  /** Host discovery listed `hosts`: the job may use them, and blacklist cooldowns that are over end. */
+  onDiscovered(hosts: ReadonlyMap<string, number>): void {
+    this.limits.discovered(hosts);
+    this.write(this.limits.release());
+  }
+
   /**
    * Stops (SIGTERM) the newest workers on hosts that host discovery now lists with fewer slots
    * than they run (or not at all), never leaving fewer than `minNp`; their exits then publish the
@@ -109,6 +137,10 @@ export class ElasticMembership {
   shrink(hosts: ReadonlyMap<string, number>, alive: ReadonlySet<RunningWorker>): RunningWorker[] {
     const staying = [...alive].filter((w) => !this.removing.has(w));
     const removed = excessWorkers(hosts, staying, (w) => Number(this.ids.get(w))).slice(0, Math.max(0, staying.length - this.options.minNp));
+    if (this.halted || removed.length === 0) return [];
+    // Each stopped worker's exit is one reset.
+    const pending = [...alive].filter((w) => this.removing.has(w)).length;
+    if (this.haltsAt(this.generation + pending + removed.length, `to remove rank(s) ${removed.map((w) => w.rank).join(', ')}`)) return [];
     for (const w of removed) {
       this.removing.add(w);
       w.signalGroup('SIGTERM');
@@ -123,10 +155,11 @@ export class ElasticMembership {
    */
   async grow(hosts: ReadonlyMap<string, number>, alive: ReadonlySet<RunningWorker>): Promise<RunningWorker[]> {
     const spawn = this.options.spawn;
-    const added = freeSlots(hosts, [...alive], this.options.maxNp);
+    const added = freeSlots(this.limits.usable(hosts), [...alive], this.options.maxNp);
     if (spawn === undefined || added.length === 0 || this.finishing) return [];
     await this.published;
     if (!(await this.store.generationReady(this.generation)) || this.finishing) return [];
+    if (this.haltsAt(this.generation + 1, `to add ${added.length} worker(s) on ${added.join(', ')}`)) return [];
     const g = this.nextGeneration();
     const members = [...[...alive].map((w) => this.member(w)), ...added.map((host) => ({ rank: this.nextId++, host }))];
     const assignments = this.assign(members);
@@ -141,7 +174,25 @@ export class ElasticMembership {
     return started;
   }
 
+  /** True, after stopping the job, when a change `cause` would be reset number `reset`, past the limit. */
+  private haltsAt(reset: number, cause: string): boolean {
+    const error = this.limits.resetError(reset, cause);
+    if (error === undefined) return false;
+    this.write([error]);
+    this.halt();
+    return true;
+  }
 
+  /** The job may not re-form: no more changes, and supervise stops the workers. */
+  private halt(): void {
+    this.finishing = true;
+    this.halted = true;
+    this.stop();
+  }
+
+  private write(lines: readonly (string | undefined)[]): void {
+    for (const line of lines) if (line !== undefined) this.stderr.write(`${line}\n`);
+  }
 
   private member(w: RunningWorker): { rank: number; host: string } {
     return { rank: Number(this.ids.get(w) ?? w.rank), host: w.host };
@@ -163,6 +214,4 @@ export class ElasticMembership {
       .then(() => this.store.publishGeneration(g, assignments, failed))
       .catch((error: Error) => this.log(`could not publish elastic generation ${g}: ${error.message}`));
   }
-
-
 }

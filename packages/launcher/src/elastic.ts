@@ -12,7 +12,21 @@ export interface ElasticOptions {
    * as `host:slots` lines (horovodrun's format), and free slots get new workers up to `maxNp`.
    */
   readonly hostDiscoveryScript?: string;
+  /**
+   * `--reset-limit`: the job fails rather than re-form (a new generation after a failure, or
+   * when host discovery adds or removes workers) more than this many times. Default: no limit.
+   */
+  readonly resetLimit?: number;
+  /**
+   * `--blacklist-cooldown-range MIN MAX`, in ms: a host where a worker failed gets no new workers
+   * for `MIN·2ⁿ` (plus up to `MIN` of jitter) the n-th time, capped at `MAX`, as Horovod's.
+   * Default: for the rest of the job. Allowed: 1 s ≤ MIN ≤ MAX ≤ 3600 s.
+   */
+  readonly blacklistCooldownRangeMs?: readonly [number, number];
 }
+
+/** Horovod's bounds on `--blacklist-cooldown-range`, in ms. */
+const cooldownBoundsMs = [1000, 3_600_000] as const;
 
 /** A worker's place in one elastic generation, as workers read it from the store. */
 export interface ElasticTopology {
@@ -32,6 +46,7 @@ export interface ElasticTopology {
 
 /**
  * Checks `--min-np A --max-np B -np N` (A ≤ N ≤ B); either bound alone defaults the other to N.
+ * Also checks `resetLimit` (an integer ≥ 0) and `blacklistCooldownRangeMs` (1 s ≤ MIN ≤ MAX ≤ 1 h).
  *
  * @example
  * ```ts
@@ -45,6 +60,17 @@ export function checkElastic(elastic: ElasticOptions, np: number): ElasticOption
   }
   if (!Number.isInteger(maxNp) || maxNp < np) {
     throw new UsageError(`Expected an integer of at least -np (${np}) for --max-np but received ${maxNp}`);
+  }
+  const { resetLimit, blacklistCooldownRangeMs: range } = elastic;
+  if (resetLimit !== undefined && (!Number.isInteger(resetLimit) || resetLimit < 0)) {
+    throw new UsageError(`Expected a non-negative integer for --reset-limit but received ${resetLimit}; e.g. --reset-limit 3`);
+  }
+  if (range !== undefined) {
+    const [minMs, maxMs] = range;
+    const [lowMs, highMs] = cooldownBoundsMs;
+    if (!(range.length === 2 && minMs >= lowMs && minMs <= maxMs && maxMs <= highMs)) {
+      throw new UsageError(`Expected MIN MAX seconds with 1 <= MIN <= MAX <= 3600 for --blacklist-cooldown-range but received ${range.map((ms) => ms / 1000).join(' ')}; e.g. --blacklist-cooldown-range 10 600`);
+    }
   }
   return elastic;
 }

@@ -13,6 +13,8 @@ export { LinePrefixer, LineSplitter, LineTail } from './output-prefix.js';
 export { spawnWorker, type RunningWorker, type WorkerExit, type WorkerSpec } from './spawn-workers.js';
 export { supervise, type SuperviseOptions } from './supervise.js';
 export type { ElasticSupervision } from './elastic-membership.js';
+export type { ElasticLimitOptions } from './elastic-limits.js';
+export type { BlacklistClock } from './host-blacklist.js';
 export { JobStore } from './job-store.js';
 export { checkElastic, survivorTopology, type ElasticOptions, type ElasticTopology } from './elastic.js';
 export {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { deviceAndSshValueFlags, gpusOf, sshOptionsOf } from './device-and-ssh-flags.js';
+import { addElasticLimitFlags, cooldownRangeFlag, elasticLimitsOf, elasticLimitValueFlags, joinCooldownRange } from './elastic-flags.js';
 import { checkElastic } from './elastic.js';
 import { addHorovodFlags, horovodOptions, horovodValueFlags } from './horovod-flags.js';
 import { parseHostList, readHostfile, type HostSlots } from './hosts.js';
@@ -10,7 +11,7 @@ import { UsageError } from './usage-error.js';
 const example = 'e.g. kolorun -np 2 node train.js';
 /** Flags that take a value, so the argv scan below can find the first positional. */
 const valueFlags = new Set(['-n', '--np', '-H', '--hosts', '--hostfile', '--start-timeout', '--output-filename',
-  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port', '--min-np', '--max-np', '--host-discovery-script', ...horovodValueFlags, ...torchrunValueFlags, ...deviceAndSshValueFlags]);
+  '--grace-period', '--nnodes', '--node-rank', '--master-addr', '--master-port', '--min-np', '--max-np', '--host-discovery-script', ...elasticLimitValueFlags, ...horovodValueFlags, ...torchrunValueFlags, ...deviceAndSshValueFlags]);
 
 /** Rewrites Open MPI/Horovod spellings (`-np 2`, `--num-proc 2`, `-hostfile f`) before commander sees them. */
 function normalizeArgv(argv: readonly string[]): string[] {
@@ -21,6 +22,7 @@ function normalizeArgv(argv: readonly string[]): string[] {
     if (token === '-np' || token === '--num-proc') out[i] = '--np';
     else if (token.startsWith('-np=')) out[i] = `--np=${token.slice(4)}`;
     else if (token === '-hostfile') out[i] = '--hostfile';
+    else if (token === cooldownRangeFlag || token.startsWith(`${cooldownRangeFlag}=`)) joinCooldownRange(out, i);
     else out[i] = torchrunSpelling(token);
     if (valueFlags.has(out[i] as string)) i++;
   }
@@ -44,7 +46,7 @@ function seconds(text: string, flag: string): number {
 }
 
 function program(): Command {
-  const cmd = new Command('kolorun')
+  const elastic = new Command('kolorun')
     .usage('-np <count> [options] <command...>')
     .description('Start Kolo workers on this machine, over ssh (-H/--hostfile) or as one node of a multi-node job.')
     .option('-n, --np <count>', 'number of workers (on this node with --nnodes); also -np')
@@ -60,7 +62,8 @@ function program(): Command {
     .option('--master-port <port>', "port of node 0's store")
     .option('--min-np <count>', 'elastic: keep training while at least this many workers are left')
     .option('--max-np <count>', 'elastic: most workers the job may have (default -np)')
-    .option('--host-discovery-script <script>', 'elastic: run every second; prints host:slots lines, free slots get new workers up to --max-np')
+    .option('--host-discovery-script <script>', 'elastic: run every second; prints host:slots lines, free slots get new workers up to --max-np');
+  const cmd = addElasticLimitFlags(elastic)
     .option('-p, --ssh-port <port>', 'ssh port of the remote hosts (-H/--hostfile)')
     .option('-i, --ssh-identity-file <path>', 'private key ssh uses for the remote hosts')
     .option('--gpus <auto|list>', 'one GPU per worker via CUDA_VISIBLE_DEVICES: auto = local rank, or e.g. 0,1,2,3');
@@ -72,11 +75,12 @@ function program(): Command {
 }
 
 function elasticOf(opts: Record<string, string | undefined>, np: number): Pick<LaunchOptions, 'elastic'> {
+  const limits = elasticLimitsOf(opts, (text, flag, hint) => integer(text, flag, 0, hint));
   if (opts.minNp === undefined && opts.maxNp === undefined && opts.hostDiscoveryScript === undefined) return {};
   const minNp = opts.minNp === undefined ? np : integer(opts.minNp, '--min-np', 1, 'e.g. --min-np 2');
   const maxNp = opts.maxNp === undefined ? np : integer(opts.maxNp, '--max-np', 1, 'e.g. --max-np 4');
   const script = opts.hostDiscoveryScript;
-  return { elastic: { ...checkElastic({ minNp, maxNp }, np), ...(script !== undefined && { hostDiscoveryScript: script }) } };
+  return { elastic: checkElastic({ minNp, maxNp, ...(script !== undefined && { hostDiscoveryScript: script }), ...limits }, np) };
 }
 
 function hostsOf(opts: Record<string, string | undefined>): HostSlots[] | undefined {

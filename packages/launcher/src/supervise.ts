@@ -27,7 +27,8 @@ export interface SuperviseOptions {
   readonly log: (line: string) => void;
   /**
    * Elastic job (`--min-np`): a failure that leaves at least `minNp` workers running publishes a
-   * new generation for them instead of stopping the job; host discovery may add workers.
+   * new generation for them instead of stopping the job; host discovery may add workers. Failed
+   * hosts are blacklisted, and a job past its reset limit stops (exit 1 when no worker failed).
    */
   readonly elastic?: ElasticSupervision;
 }
@@ -59,6 +60,8 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
   const timers: NodeJS.Timeout[] = [];
   let first: BlamedFailure | undefined;
   let interrupted: NodeJS.Signals | undefined;
+  /** An elastic job that may not re-form (reset limit) stops its healthy workers and exits 1. */
+  let halted = false;
   let graceStarted = false;
   let killScheduled = false;
 
@@ -78,11 +81,16 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
     log(`giving ${alive.size} worker(s) ${options.gracePeriodMs} ms to exit`);
     timers.push(setTimeout(() => terminate('SIGTERM'), options.gracePeriodMs));
   };
-  const membership = options.elastic && new ElasticMembership(workers, options.elastic, store, options.stderr, log);
+  const halt = (): void => {
+    if (first !== undefined || interrupted !== undefined || halted) return;
+    halted = true;
+    terminate('SIGTERM');
+  };
+  const membership = options.elastic && new ElasticMembership(workers, options.elastic, store, options.stderr, log, halt);
   const onExit = (exiting: RunningWorker, exitStatus: WorkerExit): void => {
     alive.delete(exiting);
     log(`rank ${exiting.rank} exited: ${exitStatus.signal ?? exitStatus.code}`);
-    const stopping = first !== undefined || interrupted !== undefined;
+    const stopping = first !== undefined || interrupted !== undefined || halted;
     if (membership?.onExit(exiting, exitStatus, alive, stopping)) return;
     if (!isFailure(exitStatus) || stopping) return;
     first = blameFailure(exiting, exitStatus, alive, store);
@@ -141,7 +149,7 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
     for (const w of all) w.signalGroup('SIGKILL');
   }
   await Promise.race([Promise.all(all.map((w) => w.drained)), sleep(drainCapMs)]);
-  return report(first, interrupted, store, options.stderr);
+  return halted && first === undefined && interrupted === undefined ? 1 : report(first, interrupted, store, options.stderr);
 }
 
 async function report(first: BlamedFailure | undefined, interrupted: NodeJS.Signals | undefined, store: JobStore, stderr: Writable): Promise<number> {
