@@ -271,7 +271,9 @@ void EngineWrap::ScheduleWake(Napi::Env env) {
         [](const Napi::CallbackInfo& info) {
           auto* wrap = static_cast<EngineWrap*>(info.Data());
           wrap->wake_scheduled_ = false;
-          if (wrap->engine_) wrap->engine_->Wake();
+          // When every peer already waits for this rank, finish the cycle here instead of
+          // handing it to the background thread (whose completions would hop back).
+          if (wrap->engine_ && !wrap->engine_->TryDriveOnce()) wrap->engine_->Wake();
         },
         "wake", this));
   }

@@ -232,6 +232,21 @@ void Engine::DriveUntil(const std::function<bool()>& done) {
   if (queue_.InFlight() > 0) Wake();
 }
 
+bool Engine::TryDriveOnce() {
+  std::unique_lock<std::mutex> lock(cycle_mu_, std::try_to_lock);
+  if (!lock.owns_lock() || loop_over_ || !caller_may_drive_ || !queue_.HasUnsent()) return false;
+  if (!connection_.transport->PeersWaiting()) return false;
+  try {
+    if (!RunCycle()) loop_over_ = true;
+  } catch (...) {
+    caller_failure_ = std::current_exception();
+    loop_over_ = true;
+  }
+  lock.unlock();
+  if (loop_over_ || queue_.InFlight() > 0) Wake();
+  return true;
+}
+
 // Runs one cycle; the caller holds cycle_mu_. Returns false once every rank agreed to shut down.
 bool Engine::RunCycle() {
   auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -115,6 +115,10 @@ class Engine {
   // thread) when this transport must stay on one thread, or once the engine is stopping; the
   // caller then waits for its entries as usual. Call after Enqueue(entries, false).
   void DriveUntil(const std::function<bool()>& done);
+  // Runs one cycle on the calling thread when that cannot block: the cycle lock is free and
+  // every peer already waits in the negotiation (the transport says so). Returns whether it ran
+  // (then it has woken the background thread for whatever is still in flight).
+  bool TryDriveOnce();
   // Asks every rank to stop after the current cycle. Idempotent; returns immediately.
   void RequestShutdown();
   // Waits for the background thread to exit.

@@ -181,6 +181,14 @@ void ShmChannel::Abort(int failed_rank) {
   for (int r = 0; r < size_; ++r) FutexWakeAll(control(r).arrived);
 }
 
+bool ShmChannel::PeersAhead() const {
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    if (static_cast<int32_t>(control(r).arrived.load(std::memory_order_acquire) - epoch_) <= 0) return false;
+  }
+  return true;
+}
+
 void ShmChannel::Sync(const char* what) {
   Control& me = control(rank_);
   me.arrived.store(++epoch_);

@@ -52,6 +52,8 @@ class ShmChannel {
   int size() const { return size_; }
   // Marks the group failed so peers stop waiting at once.
   void Abort(int failed_rank);
+  // Every other rank has already made this rank's next Sync call (it waits there).
+  bool PeersAhead() const;
 
  private:
   struct Header;

@@ -27,6 +27,7 @@ class ShmTransport : public Transport {
   void Alltoallv(const void* input, const std::vector<int64_t>& send_counts, void* output,
                  const std::vector<int64_t>& recv_counts, size_t element_size) override;
   void Barrier() override;
+  bool PeersWaiting() const override { return channel_->PeersAhead(); }
 
  private:
   void DirectRound(char* data, int64_t count, DataType dtype, ReduceOp op);

@@ -51,6 +51,10 @@ class Transport {
                          void* output, const std::vector<int64_t>& recv_counts,
                          size_t element_size) = 0;
   virtual void Barrier() = 0;
+
+  // True when every other rank is already waiting in this rank's next collective, so a caller
+  // can run it without blocking on peers. A hint only: false whenever the transport cannot tell.
+  virtual bool PeersWaiting() const { return false; }
 };
 
 }  // namespace kolo
