@@ -56,7 +56,7 @@ describe.skipIf(!hasMpirun)('kolorun --mpi: a real job under mpirun', () => {
     for (const line of lines) {
       const { env, argv } = JSON.parse(line.slice(13)) as { env: Record<string, string>; argv: string[] };
       expect(argv).toEqual(['a b']);
-      expect(Object.keys(env).sort()).toEqual(['KOLO_JOB_ID', 'KOLO_JOB_SECRET', 'KOLO_STORE_ADDR', 'KOLO_STORE_PORT', 'KOLO_TRANSPORT', 'TEST_KOLO_STORE_MODULE'].filter((k) => k.startsWith('KOLO_')));
+      expect(Object.keys(env).sort()).toEqual(['KOLO_JOB_ID', 'KOLO_JOB_SECRET', 'KOLO_SHM_TAG', 'KOLO_STORE_ADDR', 'KOLO_STORE_PORT', 'KOLO_TRANSPORT', 'TEST_KOLO_STORE_MODULE'].filter((k) => k.startsWith('KOLO_')));
       expect([env.KOLO_STORE_ADDR, env.KOLO_TRANSPORT, env.KOLO_JOB_SECRET?.length]).toEqual(['127.0.0.1', 'mpi', 64]);
     }
   }, 60_000);
