@@ -4,8 +4,8 @@
 // under kolorun loop over mixed collectives (allreduce of several dtypes and sizes, grouped
 // allreduce, allgather, broadcast, alltoall, reducescatter, object collectives, the sync form) for
 // --minutes, sleeping --pause-ms between iterations so as to share the machine. The default 30 ms
-// caps a rank at ~33 iterations (11 collectives each) a second; measured at 4 ranks on 2 cores
-// (load 4-6 from other work): 19 iterations a second, the whole job using ~0.4 of one core.
+// caps a rank at ~33 iterations (11 collectives each) a second; measured at 4 ranks on 2 cores:
+// 19 a second at load 4-6 (the whole job using 0.42 of one core), 13.5 at load 7-16.
 // Run it as `nice -n 10 node scripts/soak.mjs` beside other work.
 // Every interval all ranks collect garbage at the same iteration and report RSS, JS heap,
 // external + ArrayBuffer memory and open descriptors; the table prints them per rank.
