@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// npm run bench -- <name> [--np N] [--transport shm,gloo,mpi] [--baseline mpi-c,gloo-cc]
+// npm run bench -- <name> [--np N] [--transport shm,shm-sync,gloo,mpi] [--baseline mpi-c,gloo-cc,torch]
 // Runs packages/core/bench/<name>.mjs once per transport (shm: Kolo's default path under kolorun,
-// shared memory on one host; gloo: the same with KOLO_SHM=0; mpi: under mpirun)
+// shared memory on one host; gloo: the same with KOLO_SHM=0; mpi: under mpirun; a `-sync` suffix
+// times allreduceSync instead of the awaited allreduce)
 // and, for allreduce, allgather and broadcast, the C/C++ baselines in
 // packages/core/bench/baselines (Open MPI at default settings: mpi_<name>.c; raw Gloo over TCP:
-// gloo_<name>.cc), then prints the nccl-tests style tables side by side with the ratio of the
+// gloo_<name>.cc; torch.distributed's Gloo backend: torch_<name>.py, where KOLO_BENCH_PYTHON or
+// python3 has torch), then prints the nccl-tests style tables side by side with the ratio of the
 // first column's bus bandwidth to each other column's. fusion, e2e and memory print tables of
 // their own: their drivers (listed below) launch the workers and take their own options.
 import { spawn, spawnSync } from 'node:child_process';
@@ -122,7 +124,26 @@ function runBaseline(kind) {
     );
     return Promise.all(procs).then((texts) => baselineRows(texts[0], n));
   }
-  console.error(`Unknown baseline '${kind}'. Known: mpi-c, gloo-cc`);
+  if (kind === 'torch') {
+    // torch.distributed (Gloo backend): skipped, with a note, where the Python has no torch.
+    const python = process.env.KOLO_BENCH_PYTHON ?? 'python3';
+    if (spawnSync(python, ['-c', 'import torch.distributed'], { encoding: 'utf8' }).status !== 0) {
+      console.error(`# baseline torch skipped: ${python} cannot import torch (set KOLO_BENCH_PYTHON to a Python that has it)`);
+      return null;
+    }
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const script = baselineSource(`torch_${name}.py`);
+    const procs = Array.from({ length: n }, (_, r) =>
+      new Promise((resolve) => {
+        const child = spawn(python, [script, String(r), String(n), port, minBytes, maxBytes], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let text = '';
+        child.stdout.on('data', (d) => (text += d));
+        child.on('close', () => resolve(text));
+      }),
+    );
+    return Promise.all(procs).then((texts) => baselineRows(texts[0], n));
+  }
+  console.error(`Unknown baseline '${kind}'. Known: mpi-c, gloo-cc, torch`);
   process.exit(2);
 }
 
@@ -138,7 +159,10 @@ if (!Object.hasOwn(layouts, name)) {
   }
   process.exit(0);
 }
-for (const kind of values.baseline.split(',').filter(Boolean)) runs.push({ transport: kind, rows: await runBaseline(kind) });
+for (const kind of values.baseline.split(',').filter(Boolean)) {
+  const rows = await runBaseline(kind);
+  if (rows !== null) runs.push({ transport: kind, rows });
+}
 const pad = (v, w) => String(v).padStart(w);
 const first = runs[0].rows;
 console.log(`# ${name}: ${values.np} ranks, ${layout.about}, GB = 1e9; transports: ${transports.join(', ')}`);
