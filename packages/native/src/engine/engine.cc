@@ -251,15 +251,19 @@ bool Engine::TryDriveOnce() {
 bool Engine::RunCycle() {
   auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double, std::milli>(config_.cycle_time_ms));
-  if (connection_.store && !connection_.store->Alive()) {
-    throw TransportError("the rendezvous store (hosted by the launcher) closed its connection, "
-                         "so the launcher has exited");
+  // A poll of the store's socket, at most every kStoreCheckMs rather than every cycle.
+  auto now = std::chrono::steady_clock::now();
+  if (connection_.store && now - last_store_check_ >= std::chrono::milliseconds(kStoreCheckMs)) {
+    last_store_check_ = now;
+    if (!connection_.store->Alive()) {
+      throw TransportError("the rendezvous store (hosted by the launcher) closed its connection, "
+                           "so the launcher has exited");
+    }
   }
   // A cycle starts at once while requests are moving (this rank's enqueue woke it, or some rank
   // sent requests last cycle, so a peer may be about to complete ours): one op then costs
   // microseconds, not a cycle. Only after a cycle in which no rank sent anything does the cycle
   // time pace the loop, so ranks whose requests wait on each other do not spin.
-  auto now = std::chrono::steady_clock::now();
   if (next_cycle_ > now && last_cycle_quiet_ && !queue_.HasUnsent()) {
     std::this_thread::sleep_until(next_cycle_);
     now = std::chrono::steady_clock::now();

@@ -24,6 +24,8 @@ namespace kolo {
 
 // Longest an idle rank sleeps between cycles.
 inline constexpr int kIdleWakeMs = 50;
+// How often a cycle checks that the launcher's store is still there.
+inline constexpr int kStoreCheckMs = 10;
 
 struct EngineConfig {
   int rank = 0;
@@ -173,6 +175,7 @@ class Engine {
   bool joined_ = false;
   bool last_cycle_quiet_ = true;
   std::chrono::steady_clock::time_point next_cycle_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_store_check_;
   ResponseCache cache_;
   std::map<size_t, int64_t> pending_hits_;
   int64_t last_full_negotiation_ms_ = 0;  // cache index -> when this rank submitted it (ms)
