@@ -111,7 +111,7 @@ export class ElasticMembership {
    */
   onStopped(worker: RunningWorker): NodeJS.Timeout {
     const rank = this.currentRank.get(this.ids.get(worker) ?? String(worker.rank)) ?? worker.rank;
-    this.store.nameSuspect({ rank, exit: { code: null, signal: 'SIGSTOP' } }).catch(() => {});
+    this.store.nameSuspect({ rank, exit: { code: null, signal: 'SIGSTOP' } }, this.generation).catch(() => {});
     const afterMs = this.options.stoppedKillMs ?? 30_000;
     const timer = setTimeout(() => {
       if (!isStopped(worker.pid)) return;

@@ -1,9 +1,5 @@
 import { StoreClient, StoreServer, StoreUnauthorizedError } from '@kolo/core';
 import { describeExit, FAILURE_KEY, type FailureRecord } from './failure-report.js';
-
-/** Read by the engine (packages/native/src/engine/kv_store.h); the rank is written last. */
-const FAILURE_RANK_KEY = 'kolo/failure_rank';
-const FAILURE_REASON_KEY = 'kolo/failure_reason';
 import type { ElasticTopology } from './elastic.js';
 import type { JobPlan } from './plan.js';
 import type { WorkerExit } from './spawn-workers.js';
@@ -50,6 +46,17 @@ export interface KeyValue {
 const FAILURE_TAIL_KEY = 'kolo/failure/stderr';
 
 /**
+ * Writes the engine's plain-text failure twins (packages/native/src/engine/kv_store.h) for
+ * elastic generation `generation` (0 in a job that is not elastic); the rank is written last.
+ * The prefix is the engine's `failureKeyPrefix` (`@kolo/core`'s src/elastic/assignment.ts).
+ */
+async function nameFailure(kv: KeyValue, failed: { rank: number; exit: { code: number | null; signal: string | null } }, generation: number): Promise<void> {
+  const prefix = generation > 0 ? `kolo/elastic/gen${generation}/` : 'kolo/';
+  await kv.set(`${prefix}failure_reason`, describeExit(failed.exit));
+  await kv.set(`${prefix}failure_rank`, String(failed.rank));
+}
+
+/**
  * Records `record` under `kolo/failure` (and `stderrTail`, when given) unless a failure was
  * recorded first; true when this one was first. Used by kolorun and by the `--mpi` worker wrapper.
  *
@@ -63,8 +70,7 @@ export async function claimFailure(kv: KeyValue, record: FailureRecord, stderrTa
   if (stderrTail !== undefined) await kv.set(FAILURE_TAIL_KEY, JSON.stringify(stderrTail));
   await kv.set(FAILURE_KEY, JSON.stringify(record));
   // Plain-text twins for the native engine, which names the first failing rank in its errors.
-  await kv.set(FAILURE_REASON_KEY, describeExit({ code: record.exitCode, signal: record.signal }));
-  await kv.set(FAILURE_RANK_KEY, String(record.rank));
+  await nameFailure(kv, { rank: record.rank, exit: { code: record.exitCode, signal: record.signal } }, 0);
   return true;
 }
 
@@ -128,12 +134,12 @@ export class JobStore {
   }
 
   /**
-   * Writes only the engine's failure twins, naming `failed` before anything is claimed: a worker
-   * kolorun sees stopped is named before its peers' engines time out on it and look it up.
+   * Writes only the engine's failure twins, naming `failed` (by its rank in elastic generation
+   * `generation`, 0 when the job is not elastic) before anything is claimed: a worker kolorun sees
+   * stopped is named before its peers' engines time out on it and look it up.
    */
-  async nameSuspect(failed: { rank: number; exit: WorkerExit }): Promise<void> {
-    await this.kv.set(FAILURE_REASON_KEY, describeExit(failed.exit));
-    await this.kv.set(FAILURE_RANK_KEY, String(failed.rank));
+  nameSuspect(failed: { rank: number; exit: WorkerExit }, generation = 0): Promise<void> {
+    return nameFailure(this.kv, failed, generation);
   }
 
   /**
@@ -152,13 +158,13 @@ export class JobStore {
   }
 
   /**
-   * Publishes an elastic generation: after a failure the engine's failure twins (so survivors'
-   * errors name the worker, by its rank in the generation that just failed), every member's
-   * assignment under `kolo/elastic/gen<g>/assign/<workerId>`, then `kolo/elastic/generation` = g
-   * last.
+   * Publishes an elastic generation: after a failure the engine's failure twins of the generation
+   * before, the one that failed (so survivors' errors name the worker, by its rank there), every
+   * member's assignment under `kolo/elastic/gen<g>/assign/<workerId>`, then
+   * `kolo/elastic/generation` = g last.
    */
   async publishGeneration(generation: number, assignments: ReadonlyMap<string, ElasticTopology>, failed?: { rank: number; exit: WorkerExit }): Promise<void> {
-    if (failed !== undefined) await this.nameSuspect(failed);
+    if (failed !== undefined) await this.nameSuspect(failed, generation - 1);
     for (const [workerId, topology] of assignments) {
       await this.kv.set(`kolo/elastic/gen${generation}/assign/${workerId}`, JSON.stringify(topology));
     }

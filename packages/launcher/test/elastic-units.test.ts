@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkElastic, survivorTopology } from '../src/elastic.js';
+import { ElasticMembership } from '../src/elastic-membership.js';
+import { JobStore } from '../src/job-store.js';
 import { parseCommandLine } from '../src/options.js';
 import { workerEnv } from '../src/worker-env.js';
-import { placeWorkers } from '../src/plan.js';
+import { placeWorkers, type JobPlan } from '../src/plan.js';
+import type { RunningWorker } from '../src/spawn-workers.js';
 
 describe('kolorun --min-np/--max-np', () => {
   it('parses the bounds, defaulting the missing one to -np, and passes the command through', () => {
@@ -35,5 +38,42 @@ describe('kolorun --min-np/--max-np', () => {
       '3': { rank: 1, size: 3, localRank: 0, localSize: 2, crossRank: 1, crossSize: 2 },
       '4': { rank: 2, size: 3, localRank: 1, localSize: 2, crossRank: 1, crossSize: 2 },
     });
+  });
+});
+
+describe('failure keys of elastic generations', () => {
+  const worker = (rank: number): RunningWorker => ({
+    rank,
+    host: 'localhost',
+    pid: undefined,
+    exited: new Promise(() => {}),
+    drained: Promise.resolve(),
+    stderrTail: () => [],
+    signalGroup: () => true,
+  });
+  const plan: JobPlan = { workers: [], store: { role: 'host', bind: '127.0.0.1', port: 0 }, storeAddr: '127.0.0.1', secret: 's', jobId: 'j', nodes: undefined };
+
+  it('names each failure under the generation it happened in, by its rank there', async () => {
+    const store = await JobStore.open(plan, 1000);
+    const read = async (key: string): Promise<string | undefined> =>
+      (await store['kv'].get(key, { timeoutMs: 0 }).catch(() => undefined))?.toString('utf8');
+    try {
+      const workers = [0, 1, 2, 3].map(worker);
+      const membership = new ElasticMembership(workers, { minNp: 2, maxNp: 4, placements: [] }, store, { write: () => true } as never, () => {});
+      const killed = { code: null, signal: 'SIGKILL' as const };
+      expect(membership.onExit(workers[3] as RunningWorker, killed, new Set(workers.slice(0, 3)), false)).toBe(true);
+      // Worker 2 becomes rank 1 of generation 2 once worker 1 (rank 1 of generation 1) fails.
+      expect(membership.onExit(workers[1] as RunningWorker, killed, new Set([workers[0], workers[2]] as RunningWorker[]), false)).toBe(true);
+      await membership.settled();
+      clearTimeout(membership.onStopped(workers[2] as RunningWorker));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await Promise.all(['kolo/', 'kolo/elastic/gen1/', 'kolo/elastic/gen2/'].flatMap((p) => [read(`${p}failure_rank`), read(`${p}failure_reason`)]))).toEqual([
+        '3', 'killed by signal SIGKILL',
+        '1', 'killed by signal SIGKILL',
+        '1', 'stopped by SIGSTOP or SIGTSTP and unresponsive',
+      ]);
+    } finally {
+      await store.finish(0);
+    }
   });
 });

@@ -63,6 +63,12 @@ export interface NativeEngineConfig {
   readonly store: NativeStoreConfig;
   /** Key prefix for this engine generation, so several generations share one store. */
   readonly storePrefix: string;
+  /**
+   * Where the launcher records the rank that failed first (`failure_rank`, `failure_reason` after
+   * it): `kolo/`, or `kolo/elastic/gen<g>/` in elastic generation g > 0, so that a failure named
+   * in one generation is not blamed for the next one's.
+   */
+  readonly failureKeyPrefix: string;
   /** Address the transport binds to (e.g. `127.0.0.1`); empty means `iface` or the host name. */
   readonly hostname: string;
   /** Network interface for the transport; empty means use `hostname`. */

@@ -10,6 +10,7 @@ import { resolveTopology } from './resolve-topology.js';
 import { resolveTuning } from './resolve-tuning.js';
 import { resolveDiagnostics } from './resolve-diagnostics.js';
 import { resolveGpuDevice, resolveHierarchical, resolveSharedMemory, resolveTransport } from './resolve-transport.js';
+import { failureKeyPrefix } from '../elastic/assignment.js';
 
 /**
  * Options of `resolveConfig`: the init options plus the engine generation.
@@ -84,6 +85,7 @@ export function resolveConfig(
     gpuDevice: resolveGpuDevice(checked, env),
     store: plan.store,
     storePrefix: elastic > 0 ? `kolo/${jobId}/elastic${elastic}` : `kolo/${jobId}/gen${generation}`,
+    failureKeyPrefix: failureKeyPrefix(elastic),
   };
   return { ...plan, engine, launcher, jobId };
 }

@@ -14,6 +14,21 @@ export const ELASTIC_GENERATION_KEY = 'kolo/elastic/generation';
  */
 export const assignmentKey = (generation: number, workerId: string): string => `kolo/elastic/gen${generation}/assign/${workerId}`;
 
+/**
+ * Where the engine looks up, and kolorun records, the rank that failed first in an elastic
+ * generation (keys `failure_rank` and `failure_reason` after it): generation 0, like any job that
+ * is not elastic, uses `kolo/`; later generations their own prefix, so a failure named in one
+ * generation is never read as the cause of a failure in the next. kolorun writes them
+ * (packages/launcher/src/job-store.ts).
+ *
+ * @example
+ * ```ts
+ * failureKeyPrefix(0); // 'kolo/'
+ * failureKeyPrefix(2); // 'kolo/elastic/gen2/'
+ * ```
+ */
+export const failureKeyPrefix = (generation: number): string => (generation > 0 ? `kolo/elastic/gen${generation}/` : 'kolo/');
+
 /** Store key rank 0 of an elastic generation sets once every member joined it (kolorun adds workers only then). */
 export const readyKey = (generation: number): string => `kolo/elastic/gen${generation}/ready`;
 

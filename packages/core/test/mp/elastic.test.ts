@@ -26,6 +26,23 @@ describe('elastic.run under kolorun --min-np', () => {
     expect(job.results.get('final')?.has(3)).toBe(false);
   });
 
+  it('names the second failure by its rank in the generation that failed, not the first failure\'s rank', { timeout: 60_000 }, async () => {
+    const job = await runJob(4, 'elastic.mjs', {
+      launcherArgs: ['--min-np', '2', '--max-np', '4'],
+      env: { KOLO_TEST_VICTIM2: '1', KOLO_TEST_VICTIM2_STEP: '10' },
+      timeoutMs: 55_000,
+    });
+    const dump = `stdout:\n${job.stdout}\nstderr:\n${job.stderr}`;
+    expect(job.code, dump).toBe(0);
+    // Generation 1 is workers 0, 1, 2 as ranks 0, 1, 2; worker 1's death leaves workers 0 and 2.
+    expect(job.stderr).toMatch(/kolorun: rank 1 \(pid \d+\) failed: killed by signal SIGKILL; continuing with 2 worker\(s\) as elastic generation 2/);
+    for (const id of [0, 2]) {
+      expect(job.results.get('failure.1')?.get(id), dump).toBe('Rank 3 failed first (killed by signal SIGKILL)');
+      expect(job.results.get('failure.2')?.get(id), dump).toBe('Rank 1 failed first (killed by signal SIGKILL)');
+      expect(job.results.get('final')?.get(id), dump).toMatchObject({ step: 20, total: 5 * 4 + 5 * 3 + 10 * 2, size: 2, attempts: 3 });
+    }
+  });
+
   it('fails the job as before when fewer than --min-np workers would be left', { timeout: 60_000 }, async () => {
     const job = await runJob(4, 'elastic.mjs', { launcherArgs: ['--min-np', '4', '--grace-period', '1'], timeoutMs: 55_000 });
     expect(job.code).toBe(1);

@@ -9,6 +9,7 @@ describe('elastic generations in resolveConfig', () => {
     const { engine } = resolveConfig({ rank: 1, size: 3, elasticGeneration: 2, generation: 5 }, env);
     expect(engine).toMatchObject({ rank: 1, size: 3, localRank: 1, localSize: 3, crossRank: 0, crossSize: 1 });
     expect(engine.storePrefix).toBe('kolo/job/elastic2');
+    expect(engine.failureKeyPrefix).toBe('kolo/elastic/gen2/');
     expect(engine.store).toMatchObject({ kind: 'tcp', host: '10.0.0.1', port: 29400 });
   });
 
@@ -16,6 +17,7 @@ describe('elastic generations in resolveConfig', () => {
     const { engine } = resolveConfig({ elasticGeneration: 0, generation: 1 }, env);
     expect(engine).toMatchObject({ rank: 3, size: 4 });
     expect(engine.storePrefix).toBe('kolo/job/gen1');
+    expect(engine.failureKeyPrefix).toBe('kolo/');
   });
 
   it('refuses a negative elastic generation with the standard message', () => {

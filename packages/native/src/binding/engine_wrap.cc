@@ -126,6 +126,9 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   ec.stall.check_ms = IntField(config, "stallCheckMs", 60000);
   ec.stall.shutdown_ms = IntField(config, "stallShutdownMs", 0);
   ec.timeline_path = StringField(config, "timelinePath");
+  if (std::string prefix = StringField(config, "failureKeyPrefix"); !prefix.empty()) {
+    ec.failure_key_prefix = prefix;
+  }
   ec.timeline_mark_cycles = config.Get("timelineMarkCycles").ToBoolean();
   Napi::Object store = config.Get("store").As<Napi::Object>();
   StoreConfig sc;

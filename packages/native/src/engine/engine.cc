@@ -303,16 +303,18 @@ Status Engine::DescribeFailure(const TransportError& error) {
   KeyValueStore* store = connection_.store.get();
   if (store != nullptr) {
     auto wait = std::chrono::milliseconds(std::min<int64_t>(3000, config_.timeout_ms));
+    const std::string rank_key = config_.failure_key_prefix + kFailureRankKey;
     try {
-      if (auto rank = store->Get(kFailureRankKey, wait)) {
+      if (auto rank = store->Get(rank_key, wait)) {
         failed = std::stoi(std::string(rank->begin(), rank->end()));
-        if (auto why = store->Get(kFailureReasonKey, std::chrono::milliseconds(500))) {
+        if (auto why = store->Get(config_.failure_key_prefix + kFailureReasonKey,
+                                  std::chrono::milliseconds(500))) {
           reason.assign(why->begin(), why->end());
         }
       } else if (failed >= 0 && config_.rank == 0) {
         // Only the coordinator talks to each rank directly, so only it knows who vanished.
         std::string r = std::to_string(failed);
-        store->Set(kFailureRankKey, std::vector<char>(r.begin(), r.end()));
+        store->Set(rank_key, std::vector<char>(r.begin(), r.end()));
       }
     } catch (const std::exception&) {
       // The store may be gone too; report what the transport saw.

@@ -44,6 +44,9 @@ struct EngineConfig {
   // Names negotiated once are later agreed by a one-byte vote (Horovod's response cache);
   // 0 disables the cache.
   size_t response_cache_capacity = 1024;
+  // Where the failure keys of kv_store.h live: "kolo/", or "kolo/elastic/gen<g>/" in elastic
+  // generation g > 0.
+  std::string failure_key_prefix = "kolo/";
 };
 
 // The coordinator ended the job (a stall past its shutdown time).

@@ -19,9 +19,11 @@ class KeyValueStore {
   virtual bool Alive() { return true; }
 };
 
-// Keys under which the launcher (or the coordinator, when it saw a peer vanish) records the rank
-// that failed first. Values are plain text: a decimal rank, and a short reason.
-inline constexpr const char* kFailureRankKey = "kolo/failure_rank";
-inline constexpr const char* kFailureReasonKey = "kolo/failure_reason";
+// Keys, after EngineConfig::failure_key_prefix, under which the launcher (or the coordinator, when
+// it saw a peer vanish) records the rank that failed first. The prefix names the elastic
+// generation, so a rank named in one generation is never read in the next. Values are plain
+// text: a decimal rank, and a short reason.
+inline constexpr const char* kFailureRankKey = "failure_rank";
+inline constexpr const char* kFailureReasonKey = "failure_reason";
 
 }  // namespace kolo

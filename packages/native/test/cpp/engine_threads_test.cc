@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/engine.h"
+#include "memory_store.h"
 #include "transport/gloo_transport.h"
 
 namespace kolo {
@@ -258,6 +259,67 @@ TEST(EngineFailure, AnOpWhoseTransportCallFailsStillSettlesWithTheFailure) {
   EXPECT_EQ(s.code, StatusCode::kCommunication);
   EXPECT_EQ(s.failed_rank, 1);
   EXPECT_NE(s.message.find("Connection closed by peer"), std::string::npos);
+}
+
+namespace {
+
+// Fails one allreduce on an engine of elastic generation 1 whose store holds `keys`; returns its
+// status and, read just before the engine stops, both generations' failure_rank keys.
+std::pair<Status, std::string> FailInGeneration1(const std::map<std::string, std::string>& keys) {
+  auto* store = new MemoryStore();  // owned by the engine's connection from connect_() on
+  for (const auto& [key, value] : keys) {
+    store->Set(key, std::vector<char>(value.begin(), value.end()));
+  }
+  RecordingSink sink;
+  EngineConfig config;
+  config.timeout_ms = 200;  // also how long the engine waits for the launcher to name a rank
+  config.failure_key_prefix = "kolo/elastic/gen1/";
+  Engine engine(config, [store] {
+    Connection c;
+    c.store.reset(store);
+    c.transport = std::make_unique<FailingTransport>();
+    return c;
+  }, &sink);
+  auto e = std::make_unique<TensorEntry>();
+  e->request = Allreduce("doomed", DataType::kFloat32, 1, ReduceOp::kSum);
+  float v[1] = {1};
+  e->input = v;
+  e->output = v;
+  e->owner = std::make_shared<int>(0);
+  std::vector<EntryPtr> entries;
+  entries.push_back(std::move(e));
+  EXPECT_TRUE(engine.Enqueue(std::move(entries)).ok());
+  Status s = sink.Wait("doomed");
+  std::string ranks;
+  for (const char* key : {"kolo/failure_rank", "kolo/elastic/gen1/failure_rank"}) {
+    auto value = store->Get(key, std::chrono::milliseconds(0));
+    ranks += std::string(key) + "=";
+    if (value) ranks.append(value->begin(), value->end());
+    ranks += " ";
+  }
+  return {s, ranks};
+}
+
+}  // namespace
+
+TEST(EngineFailure, NamesTheRankItsOwnGenerationRecordedNotAnEarlierGenerations) {
+  auto [s, ranks] = FailInGeneration1({
+      {"kolo/failure_rank", "3"},
+      {"kolo/failure_reason", "exit code 3"},
+      {"kolo/elastic/gen1/failure_rank", "2"},
+      {"kolo/elastic/gen1/failure_reason", "killed by signal SIGKILL"},
+  });
+  EXPECT_EQ(s.failed_rank, 2);
+  EXPECT_NE(s.message.find(". Rank 2 failed first (killed by signal SIGKILL). "), std::string::npos)
+      << s.message;
+  EXPECT_EQ(ranks, "kolo/failure_rank=3 kolo/elastic/gen1/failure_rank=2 ");
+}
+
+TEST(EngineFailure, TheCoordinatorRecordsTheRankItSawUnderItsOwnGenerationOnly) {
+  auto [s, ranks] = FailInGeneration1({{"kolo/failure_rank", "3"}});
+  EXPECT_EQ(s.failed_rank, 1);
+  EXPECT_NE(s.message.find(". Rank 1 failed first. "), std::string::npos) << s.message;
+  EXPECT_EQ(ranks, "kolo/failure_rank=3 kolo/elastic/gen1/failure_rank=1 ");
 }
 
 TEST_F(EngineThreads, MismatchFailsOnEveryRankAndTheNextOpWorks) {
