@@ -75,7 +75,7 @@ async function drive<T>(
     } catch (error) {
       // A TypeError is the binding refusing a malformed request (a bug above it): as it is.
       if (error instanceof TypeError) throw error;
-      throw mapError(error, plan, context.stack === undefined ? { ...context, stack: awaitingStack() } : context, drive);
+      throw mapError(error, plan, context, context.stack ?? awaitingStack());
     }
     next = steps.next(plan.finish(results));
   }
@@ -102,7 +102,7 @@ export function runSync<T>(steps: Steps<T>, context: RunContext): T {
       results = context.running.engine.enqueueSync(plan.requests, plan.grouped);
     } catch (error) {
       // Still inside the caller: the frames above runSync are the caller's, free to capture now.
-      throw mapError(error, plan, context, runSync);
+      throw mapError(error, plan, context, context.stack ?? stackAbove(runSync));
     }
     next = steps.next(plan.finish(results));
   }
@@ -112,13 +112,9 @@ export function runSync<T>(steps: Steps<T>, context: RunContext): T {
 // What Error.captureStackTrace accepts as the frame to cut at.
 type AnyFunction = (...args: never[]) => unknown;
 
-function mapError(error: unknown, plan: Plan<unknown>, context: RunContext, above: AnyFunction): Error {
+function mapError(error: unknown, plan: Plan<unknown>, context: RunContext, stack: CallerStack): Error {
   const opName = plan.opName ?? plan.requests[0]?.name;
-  return fromNative(error, {
-    rank: context.running.config.engine.rank,
-    opName,
-    stack: context.stack ?? stackAbove(above),
-  });
+  return fromNative(error, { rank: context.running.config.engine.rank, opName, stack });
 }
 
 /** The stack of the frames that called `fn`. */

@@ -11,8 +11,10 @@ interface Submission {
  * Collects the calls one turn of JS code submits (a loop of `allreduce` calls, a
  * `Promise.all` over gradients) and hands them to the engine in one native call from a
  * microtask: one crossing and one engine wake-up for the turn instead of one per call, and the
- * engine sees them together, so it negotiates and fuses them in one cycle. Blocking calls flush
- * it first, so the engine still receives requests in the order the program made them.
+ * engine sees them together, so it negotiates and fuses them in one cycle. A call therefore
+ * reaches the engine when the current synchronous code ends (the engine was already woken only
+ * then): long synchronous work right after an async call delays it. Blocking calls flush the
+ * queue first, so the engine still receives requests in the order the program made them.
  *
  * @example
  * ```ts
