@@ -151,6 +151,24 @@ export interface NativeError extends Error {
   readonly failedRank?: number;
 }
 
+/** One call of {@link NativeEngine.enqueueBatch}: what one `enqueue(requests, grouped)` takes. */
+export interface NativeCall {
+  /** The requests, as for `enqueue`. */
+  readonly requests: readonly NativeRequest[];
+  /** Negotiate and complete the requests as one group. */
+  readonly grouped: boolean;
+}
+
+/**
+ * Receives finished calls of one {@link NativeEngine.enqueueBatch}: `indices[i]` is a call's
+ * position in the batch and `outcomes[i]` its results (an array, as `enqueue` resolves with) or
+ * its NativeError. Must not throw.
+ */
+export type NativeSettle = (
+  indices: readonly number[],
+  outcomes: readonly (NativeResult[] | NativeError)[],
+) => void;
+
 /** A running engine: one background thread that negotiates, fuses and executes collectives. */
 export interface NativeEngine {
   /**
@@ -158,6 +176,14 @@ export interface NativeEngine {
    * once every request completed; rejects with a NativeError.
    */
   enqueue(requests: readonly NativeRequest[], grouped: boolean): Promise<NativeResult[]>;
+  /**
+   * Queues many calls in one crossing and wakes the engine once: for the calls one turn of JS
+   * code submits together, without a promise per call. Each call completes on its own, exactly
+   * as one `enqueue` would, and is reported once through `settle` (together with others that
+   * finished in the same engine cycle). A call that fails at once (a malformed request, a
+   * duplicate name, a stopped engine) is settled before `enqueueBatch` returns.
+   */
+  enqueueBatch(calls: readonly NativeCall[], settle: NativeSettle): void;
   /** Same as `enqueue`, but blocks the calling thread until completion and throws on failure. */
   enqueueSync(requests: readonly NativeRequest[], grouped: boolean): NativeResult[];
   /** Starts writing the timeline to `path` (rank 0 writes; other ranks ignore it) from the next cycle. */

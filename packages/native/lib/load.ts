@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type { NativeBinding } from './binding.js';
+import { withEnqueueBatch } from './pack-batch.js';
 import { currentPlatform, prebuiltTriples } from './platform.js';
 import { diagnoseLoadError, runtimePackages } from './system-libraries.js';
 
@@ -102,7 +103,7 @@ export function loadNative(): NativeBinding {
   const found = tried.find((c): c is Candidate & { path: string } => c.path !== undefined && existsSync(c.path));
   if (!found) missing(tried, platform);
   try {
-    cached = require(found.path) as NativeBinding;
+    cached = withEnqueueBatch(require(found.path) as NativeBinding);
   } catch (cause) {
     unloadable(found, cause as Error, platform);
   }

@@ -62,6 +62,10 @@ export function createFakeBinding(transports: string[] = ['gloo']): Native {
     capabilities: () => ({ transports, dtypes: Object.keys(constants.dtypes), ops: [], reduceOps: [] }),
     startEngine: async () => ({
       enqueue: async (batch) => run(batch),
+      enqueueBatch: (calls, settle) => {
+        const outcomes = calls.map((c) => run(c.requests));
+        queueMicrotask(() => settle(calls.map((_, i) => i), outcomes));
+      },
       enqueueSync: (batch) => run(batch),
       startTimeline: (path: string, markCycles: boolean) => void timeline.push(['start', path, markCycles]),
       stopTimeline: () => void timeline.push(['stop']),

@@ -64,10 +64,9 @@ export function allgatherObject<T = unknown>(
   obj: T,
   options?: AllgatherObjectOptions,
 ): Promise<T[]> {
-  const stack = new Error();
   const running = requireRunning();
   const plan = planAllgatherObject(running, obj, options);
-  return runAsync(step(plan), { running, stack }) as Promise<T[]>;
+  return runAsync(step(plan), { running }) as Promise<T[]>;
 }
 
 /**
@@ -79,7 +78,6 @@ export function allgatherObject<T = unknown>(
  * ```
  */
 export function allgatherObjectSync<T = unknown>(obj: T, options?: AllgatherObjectOptions): T[] {
-  const stack = new Error();
   const running = requireRunning();
-  return runSync(step(planAllgatherObject(running, obj, options)), { running, stack }) as T[];
+  return runSync(step(planAllgatherObject(running, obj, options)), { running }) as T[];
 }

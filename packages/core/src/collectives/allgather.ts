@@ -91,10 +91,9 @@ export function allgather<T extends HostArray>(
   data: T,
   options?: AllgatherOptions,
 ): Promise<ShapedResult<T>> {
-  const stack = new Error();
   const running = requireRunning();
   const plan = planAllgather(running, data, options);
-  return runAsync(step(plan), { running, stack }) as Promise<ShapedResult<T>>;
+  return runAsync(step(plan), { running }) as Promise<ShapedResult<T>>;
 }
 
 /**
@@ -109,10 +108,8 @@ export function allgatherSync<T extends HostArray>(
   data: T,
   options?: AllgatherOptions,
 ): ShapedResult<T> {
-  const stack = new Error();
   const running = requireRunning();
   return runSync(step(planAllgather(running, data, options)), {
     running,
-    stack,
   }) as ShapedResult<T>;
 }

@@ -79,13 +79,21 @@ export function allreduceMember(
     length: data.length,
     name: labels.output,
   });
-  const fields = {
-    type: 'allreduce',
-    dtype,
-    shape,
-    input: data,
+  const { reduceOp, prescale, postscale, processSet } = spec.reduction;
+  return {
     output,
-    ...spec.reduction,
-  } as const;
-  return { output, request: (name) => makeRequest(running.binding, { ...fields, name }) };
+    request: (name) =>
+      makeRequest(running.binding, {
+        type: 'allreduce',
+        name,
+        dtype,
+        shape,
+        reduceOp,
+        prescale,
+        postscale,
+        processSet,
+        input: data,
+        output,
+      }),
+  };
 }

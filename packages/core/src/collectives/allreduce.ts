@@ -36,6 +36,8 @@ export interface AllreduceOptions<T extends HostArray = HostArray> {
 /** The keys of {@link AllreduceOptions}, for misspelling checks. */
 const allreduceOptionKeys = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 'shape', 'output', 'processSet'];
 
+const labels = { data: 'data', shape: 'shape', output: 'output' } as const;
+
 function planAllreduce(running: Running, data: unknown, options: unknown): Plan<HostArray> {
   const o = checkOptions(options as AllreduceOptions | undefined, {
     opName: 'allreduce',
@@ -47,7 +49,7 @@ function planAllreduce(running: Running, data: unknown, options: unknown): Plan<
     shape: o.shape,
     output: o.output,
     reduction,
-    labels: { data: 'data', shape: 'shape', output: 'output' },
+    labels,
   });
   const name = requestName(running.counters, { op: 'allreduce', name: o.name, processSet: reduction.processSet });
   return { requests: [member.request(name)], grouped: false, finish: () => member.output };
@@ -67,10 +69,9 @@ export function allreduce<T extends HostArray>(
   data: T,
   options?: AllreduceOptions<T>,
 ): Promise<SameKind<T>> {
-  const stack = new Error();
   const running = requireRunning();
   const plan = planAllreduce(running, data, options);
-  return runAsync(step(plan), { running, stack }) as Promise<SameKind<T>>;
+  return runAsync(step(plan), { running }) as Promise<SameKind<T>>;
 }
 
 /**
@@ -86,7 +87,6 @@ export function allreduceSync<T extends HostArray>(
   data: T,
   options?: AllreduceOptions<T>,
 ): SameKind<T> {
-  const stack = new Error();
   const running = requireRunning();
-  return runSync(step(planAllreduce(running, data, options)), { running, stack }) as SameKind<T>;
+  return runSync(step(planAllreduce(running, data, options)), { running }) as SameKind<T>;
 }

@@ -114,10 +114,9 @@ export function alltoall<T extends HostArray>(
   data: T,
   options?: AlltoallOptions,
 ): Promise<AlltoallResult<T>> {
-  const stack = new Error();
   const running = requireRunning();
   const plan = planAlltoall(running, data, options);
-  return runAsync(step(plan), { running, stack }) as Promise<AlltoallResult<T>>;
+  return runAsync(step(plan), { running }) as Promise<AlltoallResult<T>>;
 }
 
 /**
@@ -132,10 +131,8 @@ export function alltoallSync<T extends HostArray>(
   data: T,
   options?: AlltoallOptions,
 ): AlltoallResult<T> {
-  const stack = new Error();
   const running = requireRunning();
   return runSync(step(planAlltoall(running, data, options)), {
     running,
-    stack,
   }) as AlltoallResult<T>;
 }

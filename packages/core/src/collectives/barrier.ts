@@ -41,9 +41,8 @@ function planBarrier(running: Running, options: unknown): Plan<void> {
  * ```
  */
 export function barrier(options?: BarrierOptions): Promise<void> {
-  const stack = new Error();
   const running = requireRunning();
-  return runAsync(step(planBarrier(running, options)), { running, stack });
+  return runAsync(step(planBarrier(running, options)), { running });
 }
 
 /**
@@ -55,7 +54,6 @@ export function barrier(options?: BarrierOptions): Promise<void> {
  * ```
  */
 export function barrierSync(options?: BarrierOptions): void {
-  const stack = new Error();
   const running = requireRunning();
-  runSync(step(planBarrier(running, options)), { running, stack });
+  runSync(step(planBarrier(running, options)), { running });
 }

@@ -71,9 +71,8 @@ function* broadcastObjectSteps(running: Running, obj: unknown, options: unknown)
  * ```
  */
 export function broadcastObject<T = unknown>(obj: T, options: BroadcastObjectOptions): Promise<T> {
-  const stack = new Error();
   const running = requireRunning();
-  return runAsync(broadcastObjectSteps(running, obj, options), { running, stack }) as Promise<T>;
+  return runAsync(broadcastObjectSteps(running, obj, options), { running }) as Promise<T>;
 }
 
 /**
@@ -85,7 +84,6 @@ export function broadcastObject<T = unknown>(obj: T, options: BroadcastObjectOpt
  * ```
  */
 export function broadcastObjectSync<T = unknown>(obj: T, options: BroadcastObjectOptions): T {
-  const stack = new Error();
   const running = requireRunning();
-  return runSync(broadcastObjectSteps(running, obj, options), { running, stack }) as T;
+  return runSync(broadcastObjectSteps(running, obj, options), { running }) as T;
 }

@@ -63,10 +63,9 @@ export function broadcast<T extends HostArray>(
   data: T,
   options: BroadcastOptions<T>,
 ): Promise<SameKind<T>> {
-  const stack = new Error();
   const running = requireRunning();
   const plan = planBroadcast(running, data, options);
-  return runAsync(step(plan), { running, stack }) as Promise<SameKind<T>>;
+  return runAsync(step(plan), { running }) as Promise<SameKind<T>>;
 }
 
 /**
@@ -81,7 +80,6 @@ export function broadcastSync<T extends HostArray>(
   data: T,
   options: BroadcastOptions<T>,
 ): SameKind<T> {
-  const stack = new Error();
   const running = requireRunning();
-  return runSync(step(planBroadcast(running, data, options)), { running, stack }) as SameKind<T>;
+  return runSync(step(planBroadcast(running, data, options)), { running }) as SameKind<T>;
 }

@@ -23,15 +23,25 @@ export const arrayClassOf = {
   float16: Uint16Array,
 } as const;
 
-const dtypeByTag: Readonly<Record<string, DtypeName>> = {
-  '[object Float32Array]': 'float32',
-  '[object Float64Array]': 'float64',
-  '[object Int32Array]': 'int32',
-  '[object BigInt64Array]': 'int64',
-  '[object Uint8Array]': 'uint8',
-  '[object Int8Array]': 'int8',
-  '[object Uint16Array]': 'float16',
-};
+const dtypeByClassName: ReadonlyMap<string | undefined, DtypeName> = new Map([
+  ['Float32Array', 'float32'],
+  ['Float64Array', 'float64'],
+  ['Int32Array', 'int32'],
+  ['BigInt64Array', 'int64'],
+  ['Uint8Array', 'uint8'],
+  ['Int8Array', 'int8'],
+  ['Uint16Array', 'float16'],
+]);
+
+/**
+ * `%TypedArray%.prototype[Symbol.toStringTag]`: a typed array's class name from its internal
+ * slot (also across realms and for Buffer, a Uint8Array), undefined for anything else. Called
+ * on every array of every collective; `Object.prototype.toString` builds a string each time.
+ */
+const typedArrayClassName = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype) as object,
+  Symbol.toStringTag,
+)?.get as (this: unknown) => string | undefined;
 
 const accepted =
   'a Float32Array, Float64Array, Int32Array, BigInt64Array, Uint8Array, Int8Array or Uint16Array (float16)';
@@ -48,11 +58,10 @@ const accepted =
  * ```
  */
 export function dtypeOf(value: unknown, name: string): DtypeName {
-  const dtype = ArrayBuffer.isView(value)
-    ? dtypeByTag[Object.prototype.toString.call(value)]
-    : undefined;
+  const dtype = dtypeByClassName.get(typedArrayClassName.call(value));
   if (dtype === undefined) throw invalidArgument({ what: accepted, name, value });
-  if (isDetached((value as ArrayBufferView).buffer)) {
+  // Only an empty view can sit on a detached buffer.
+  if ((value as ArrayBufferView).byteLength === 0 && isDetached((value as ArrayBufferView).buffer)) {
     throw invalidArgument({
       what: 'an array whose buffer is still attached (it was transferred or structuredClone()d away; pass a fresh array)',
       name,

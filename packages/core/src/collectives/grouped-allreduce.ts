@@ -87,10 +87,9 @@ export function groupedAllreduce<T extends HostArray>(
   arrays: readonly T[],
   options?: GroupedAllreduceOptions,
 ): Promise<SameKind<T>[]> {
-  const stack = new Error();
   const running = requireRunning();
   const plan = planGrouped(running, arrays, options);
-  return runAsync(step(plan), { running, stack }) as Promise<SameKind<T>[]>;
+  return runAsync(step(plan), { running }) as Promise<SameKind<T>[]>;
 }
 
 /**
@@ -105,7 +104,6 @@ export function groupedAllreduceSync<T extends HostArray>(
   arrays: readonly T[],
   options?: GroupedAllreduceOptions,
 ): SameKind<T>[] {
-  const stack = new Error();
   const running = requireRunning();
-  return runSync(step(planGrouped(running, arrays, options)), { running, stack }) as SameKind<T>[];
+  return runSync(step(planGrouped(running, arrays, options)), { running }) as SameKind<T>[];
 }

@@ -33,9 +33,8 @@ function planJoin(running: Running): Plan<number> {
  * ```
  */
 export function join(): Promise<number> {
-  const stack = new Error();
   const running = requireRunning();
-  return runAsync(step(planJoin(running)), { running, stack });
+  return runAsync(step(planJoin(running)), { running });
 }
 
 /**
@@ -47,7 +46,6 @@ export function join(): Promise<number> {
  * ```
  */
 export function joinSync(): number {
-  const stack = new Error();
   const running = requireRunning();
-  return runSync(step(planJoin(running)), { running, stack });
+  return runSync(step(planJoin(running)), { running });
 }

@@ -49,6 +49,8 @@ export function makeRequest(binding: NativeBinding, fields: RequestFields): Nati
   if (type === undefined) {
     throw new UnsupportedError(`This build of the Kolo engine does not support ${fields.type}.`);
   }
+  // One object literal with every key (no conditional spreads), so all requests share one
+  // shape and are cheap to build and to pack; `input` and `output` are undefined where unused.
   return {
     type,
     name: fields.name,
@@ -60,7 +62,7 @@ export function makeRequest(binding: NativeBinding, fields: RequestFields): Nati
     postscale: fields.postscale ?? 1,
     splits: fields.splits ?? [],
     processSet: fields.processSet ?? 0,
-    ...(fields.input === undefined ? {} : { input: fields.input }),
-    ...(fields.output === undefined ? {} : { output: fields.output }),
+    input: fields.input,
+    output: fields.output,
   };
 }

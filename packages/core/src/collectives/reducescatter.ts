@@ -111,10 +111,9 @@ export function reducescatter<T extends HostArray>(
   data: T,
   options?: ReducescatterOptions,
 ): Promise<ShapedResult<T>> {
-  const stack = new Error();
   const running = requireRunning();
   const plan = planReducescatter(running, data, options);
-  return runAsync(step(plan), { running, stack }) as Promise<ShapedResult<T>>;
+  return runAsync(step(plan), { running }) as Promise<ShapedResult<T>>;
 }
 
 /**
@@ -129,10 +128,8 @@ export function reducescatterSync<T extends HostArray>(
   data: T,
   options?: ReducescatterOptions,
 ): ShapedResult<T> {
-  const stack = new Error();
   const running = requireRunning();
   return runSync(step(planReducescatter(running, data, options)), {
     running,
-    stack,
   }) as ShapedResult<T>;
 }

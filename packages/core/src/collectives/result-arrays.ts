@@ -24,13 +24,12 @@ export interface OutputSpec {
 export function outputArray(spec: OutputSpec): HostArray {
   if (spec.output === undefined) return allocate(spec.dtype, spec.length);
   const name = spec.name ?? 'output';
-  const what = `a ${arrayClassOf[spec.dtype].name} of length ${spec.length}`;
   const dtype = dtypeOf(spec.output, name);
   const output = spec.output as HostArray;
+  if (dtype === spec.dtype && output.length === spec.length) return output;
+  const what = `a ${arrayClassOf[spec.dtype].name} of length ${spec.length}`;
   if (dtype !== spec.dtype) throw invalidArgument({ what, name, value: output });
-  if (output.length !== spec.length)
-    throw invalidArgument({ what, name, value: output, kind: 'range' });
-  return output;
+  throw invalidArgument({ what, name, value: output, kind: 'range' });
 }
 
 /**

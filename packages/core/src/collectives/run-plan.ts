@@ -15,10 +15,14 @@ export interface Plan<T> {
 /** A sequence of round trips (e.g. length, then bytes) ending in a value. */
 export type Steps<T> = Generator<Plan<unknown>, T, unknown>;
 
-/** The engine to run on and the caller's stack, captured before any native call. */
+/** The engine to run on and, when the caller captured it itself, the caller's stack. */
 export interface RunContext {
   readonly running: Running;
-  readonly stack: CallerStack;
+  /**
+   * Captured before an `await` that precedes runAsync (the frames would be gone by then).
+   * Otherwise runAsync and runSync capture the frames above them, only when needed.
+   */
+  readonly stack?: CallerStack;
 }
 
 /**
@@ -34,27 +38,48 @@ export function* step<T>(plan: Plan<T>): Steps<T> {
 }
 
 /**
+ * Calls of one JS turn that capture the caller's stack up front (a few microseconds each, most of
+ * an async call's cost); later ones in the turn (a loop over 200 gradients) rely on V8's async
+ * stack trace instead, which names the function that awaits the call.
+ */
+const eagerStacksPerTurn = 8;
+
+/**
  * Runs steps on the engine without blocking. The first step is prepared synchronously, so
- * argument errors throw at the call; engine rejections become KoloErrors with the caller's stack.
+ * argument errors throw at the call; engine rejections become KoloErrors with the caller's stack
+ * (captured now for the first calls of a JS turn; for later ones, the async frames of whoever
+ * awaits the result). Each step's requests join the current turn's batch (see RequestQueue).
  *
  * @example
  * ```ts
- * const out = await runAsync(step(plan), { running, stack: new Error() });
+ * const out = await runAsync(step(plan), { running });
  * ```
  */
 export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
-  let next = steps.next();
-  const loop = async (): Promise<T> => {
-    while (!next.done) {
-      const plan = next.value;
-      const results = await context.running.engine
-        .enqueue(plan.requests, plan.grouped)
-        .catch((error: unknown) => Promise.reject(mapError(error, plan, context)));
-      next = steps.next(plan.finish(results));
+  const first = steps.next();
+  const eager = context.stack === undefined && context.running.queue.length < eagerStacksPerTurn;
+  return drive(first, steps, eager ? { ...context, stack: stackAbove(runAsync) } : context);
+}
+
+async function drive<T>(
+  first: IteratorResult<Plan<unknown>, T>,
+  steps: Steps<T>,
+  context: RunContext,
+): Promise<T> {
+  let next = first;
+  while (!next.done) {
+    const plan = next.value;
+    let results: NativeResult[];
+    try {
+      results = await context.running.queue.submit(plan);
+    } catch (error) {
+      // A TypeError is the binding refusing a malformed request (a bug above it): as it is.
+      if (error instanceof TypeError) throw error;
+      throw mapError(error, plan, context, context.stack ?? awaitingStack());
     }
-    return next.value;
-  };
-  return loop();
+    next = steps.next(plan.finish(results));
+  }
+  return next.value;
 }
 
 /**
@@ -63,29 +88,47 @@ export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
  *
  * @example
  * ```ts
- * const out = runSync(step(plan), { running, stack: new Error() });
+ * const out = runSync(step(plan), { running });
  * ```
  */
 export function runSync<T>(steps: Steps<T>, context: RunContext): T {
   let next = steps.next();
+  // Async calls made earlier in this turn reach the engine first, in the order they were made.
+  context.running.queue.flush();
   while (!next.done) {
     const plan = next.value;
     let results: NativeResult[];
     try {
       results = context.running.engine.enqueueSync(plan.requests, plan.grouped);
     } catch (error) {
-      throw mapError(error, plan, context);
+      // Still inside the caller: the frames above runSync are the caller's, free to capture now.
+      throw mapError(error, plan, context, context.stack ?? stackAbove(runSync));
     }
     next = steps.next(plan.finish(results));
   }
   return next.value;
 }
 
-function mapError(error: unknown, plan: Plan<unknown>, context: RunContext): Error {
+// What Error.captureStackTrace accepts as the frame to cut at.
+type AnyFunction = (...args: never[]) => unknown;
+
+function mapError(error: unknown, plan: Plan<unknown>, context: RunContext, stack: CallerStack): Error {
   const opName = plan.opName ?? plan.requests[0]?.name;
-  return fromNative(error, {
-    rank: context.running.config.engine.rank,
-    opName,
-    stack: context.stack,
-  });
+  return fromNative(error, { rank: context.running.config.engine.rank, opName, stack });
+}
+
+/** The stack of the frames that called `fn`. */
+function stackAbove(fn: AnyFunction): CallerStack {
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder, fn);
+  return holder;
+}
+
+/**
+ * Inside `drive` after an await: V8's async frames of the functions awaiting this run (`at async
+ * trainStep`), without the microtask machinery that resumed it.
+ */
+function awaitingStack(): string {
+  const frames = (stackAbove(drive) as { stack?: string }).stack?.split('\n') ?? [];
+  return frames.filter((line, i) => i === 0 || !line.includes('(node:internal/')).join('\n');
 }

@@ -5,6 +5,7 @@ import { lateJoinOptions } from '../elastic/late-join.js';
 import { fromNative } from '../errors/from-native.js';
 import { checkOptions } from '../validation/check-options.js';
 import { getBinding } from './binding-source.js';
+import { RequestQueue } from './request-queue.js';
 import { runtimeState, type Session } from './runtime-state.js';
 import { stableKey } from './stable-key.js';
 import { provideStore } from './store-host.js';
@@ -73,7 +74,7 @@ export function init(options: InitOptions = {}): Promise<void> {
     try {
       release = session.release = await provideStore(config);
       const engine = await binding.startEngine(config.engine);
-      session.running = { binding, engine, config, counters: new Map() };
+      session.running = { binding, engine, config, counters: new Map(), queue: new RequestQueue(engine) };
       if (session.phase === 'starting') session.phase = 'running';
     } catch (error) {
       if (runtimeState.session === session) runtimeState.session = undefined;

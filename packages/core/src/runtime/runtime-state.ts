@@ -1,6 +1,7 @@
 import type { NativeBinding, NativeEngine } from '@kolo/native';
 import type { ResolvedConfig } from '../config/resolve-config.js';
 import { NotInitializedError } from '../errors/not-initialized-error.js';
+import type { RequestQueue } from './request-queue.js';
 
 /** A started engine and everything that belongs to its generation. */
 export interface Running {
@@ -9,6 +10,8 @@ export interface Running {
   readonly config: ResolvedConfig;
   /** Per-op counters for unnamed requests (`allreduce.noname.<n>`); fresh every generation. */
   readonly counters: Map<string, number>;
+  /** Async calls of the current JS turn, handed to the engine together. */
+  readonly queue: RequestQueue;
 }
 
 /** One init() call's lifetime: starting, running, or stopping. */

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addProcessSet, allgather, allreduce, alltoall, barrier, broadcast, broadcastObject, init, NotInitializedError, ProcessSet, reducescatter, shutdown } from '../../src/index.js';
 import { setBindingForTesting } from '../../src/runtime/binding-source.js';
@@ -43,6 +44,16 @@ describe('bad input at the TS edge, continued', () => {
     resizable.resize(8);
     expect(() => allreduce(fixedView)).toThrow(text);
     expect(() => broadcast(new Float32Array(resizable), { root: 0 })).toThrow(text);
+  });
+
+  it('takes the dtype from the array itself: other realms and Buffer count, a spoofed tag does not', async () => {
+    const otherRealm = runInNewContext('new Float64Array([1.5, 2])') as Float64Array;
+    expect(Array.from(await allreduce(otherRealm, { op: 'sum' }))).toEqual([3, 4]);
+    expect(Array.from(await allreduce(Buffer.from([1, 2]), { op: 'sum' }))).toEqual([2, 4]);
+    const disguised = Object.defineProperty(new Uint32Array(2), Symbol.toStringTag, { value: 'Float32Array' });
+    expect(() => allreduce(disguised as unknown as Float32Array)).toThrow(
+      'Expected a Float32Array, Float64Array, Int32Array, BigInt64Array, Uint8Array, Int8Array or Uint16Array (float16) for data but received Uint32Array(2)',
+    );
   });
 
   it('refuses non-integer, non-number and out-of-range roots on every rooted call', () => {

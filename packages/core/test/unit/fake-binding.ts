@@ -44,6 +44,8 @@ export interface FakeCall {
 
 export interface FakeBinding extends NativeBinding {
   readonly calls: FakeCall[];
+  /** The number of calls in each enqueueBatch, in order. */
+  readonly batches: number[];
   readonly started: NativeEngineConfig[];
   /** Return an error to reject the next matching call with it. */
   failWith?: (requests: readonly NativeRequest[]) => Error | undefined;
@@ -138,6 +140,7 @@ export function createFakeBinding(): FakeBinding {
   const fake: FakeBinding = {
     constants: fakeConstants,
     calls: [],
+    batches: [],
     started: [],
     shutdowns: 0,
     timeline: [],
@@ -160,6 +163,18 @@ export function createFakeBinding(): FakeBinding {
       };
       const engine: NativeEngine = {
         enqueue: async (requests, grouped) => execute(requests, grouped, false),
+        // As the addon: each call settles on its own, all of them after enqueueBatch returned.
+        enqueueBatch: (calls, settle) => {
+          fake.batches.push(calls.length);
+          const outcomes = calls.map((c) => {
+            try {
+              return execute(c.requests, c.grouped, false);
+            } catch (error) {
+              return error as Error & { code: string };
+            }
+          });
+          queueMicrotask(() => settle(calls.map((_, i) => i), outcomes));
+        },
         enqueueSync: (requests, grouped) => execute(requests, grouped, true),
         startTimeline: (path, markCycles) => void fake.timeline.push({ path, markCycles }),
         stopTimeline: () => void fake.timeline.push(null),

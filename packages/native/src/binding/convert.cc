@@ -6,21 +6,55 @@
 namespace kolo {
 namespace {
 
-double NumberField(const Napi::Object& o, const char* key, double fallback) {
-  Napi::Value v = o.Get(key);
-  return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : fallback;
+// Raw N-API below: node-addon-api's Get/Is*/As chains cost three or four calls per field, and a
+// batch reads a few hundred requests per JS turn. A failed call throws what JS threw (a getter,
+// a Proxy) or N-API's own message, as node-addon-api would.
+napi_value Property(Napi::Env env, napi_value object, napi_value key) {
+  napi_value value;
+  if (napi_get_property(env, object, key, &value) != napi_ok) throw Napi::Error::New(env);
+  return value;
 }
 
-std::vector<int64_t> IntArrayField(Napi::Env env, const Napi::Object& o, const char* key) {
+double NumberOr(Napi::Env env, napi_value value, double fallback) {
+  double d;
+  return napi_get_value_double(env, value, &d) == napi_ok ? d : fallback;
+}
+
+bool IsUndefined(Napi::Env env, napi_value value) {
+  napi_valuetype type = napi_undefined;
+  napi_typeof(env, value, &type);
+  return type == napi_undefined;
+}
+
+std::string Utf8(Napi::Env env, napi_value value) {
+  size_t length = 0;
+  if (napi_get_value_string_utf8(env, value, nullptr, 0, &length) != napi_ok) {
+    throw Napi::Error::New(env);
+  }
+  std::string out(length, '\0');
+  napi_get_value_string_utf8(env, value, out.data(), length + 1, &length);
+  return out;
+}
+
+std::vector<int64_t> IntArray(Napi::Env env, napi_value value, const char* key) {
   std::vector<int64_t> out;
-  Napi::Value v = o.Get(key);
-  if (v.IsUndefined()) return out;
-  if (!v.IsArray()) {
+  bool is_array = false;
+  napi_is_array(env, value, &is_array);
+  if (!is_array) {
+    if (IsUndefined(env, value)) return out;
     throw Napi::TypeError::New(env, std::string("Expected an array for ") + key);
   }
-  Napi::Array a = v.As<Napi::Array>();
-  for (uint32_t i = 0; i < a.Length(); ++i) {
-    out.push_back(static_cast<int64_t>(a.Get(i).As<Napi::Number>().DoubleValue()));
+  uint32_t length = 0;
+  napi_get_array_length(env, value, &length);
+  out.reserve(length);
+  for (uint32_t i = 0; i < length; ++i) {
+    napi_value element;
+    double d;
+    if (napi_get_element(env, value, i, &element) != napi_ok ||
+        napi_get_value_double(env, element, &d) != napi_ok) {
+      throw Napi::Error::New(env);
+    }
+    out.push_back(static_cast<int64_t>(d));
   }
   return out;
 }
@@ -31,91 +65,276 @@ struct View {
   bool present = false;
 };
 
-View ReadArray(Napi::Env env, const Napi::Object& o, const char* key, const std::string& name) {
-  Napi::Value v = o.Get(key);
-  if (v.IsUndefined()) return {};
-  if (!v.IsTypedArray()) {
-    throw Napi::TypeError::New(env, std::string("Expected a TypedArray for ") + key + " of '" +
-                                        name + "'");
+size_t ElementBytes(napi_typedarray_type type) {
+  switch (type) {
+    case napi_int8_array:
+    case napi_uint8_array:
+    case napi_uint8_clamped_array:
+      return 1;
+    case napi_int16_array:
+    case napi_uint16_array:
+      return 2;
+    case napi_int32_array:
+    case napi_uint32_array:
+    case napi_float32_array:
+      return 4;
+    case napi_float64_array:
+    case napi_bigint64_array:
+    case napi_biguint64_array:
+      return 8;
   }
+  return 0;
+}
+
+View ReadArray(Napi::Env env, napi_value value, const char* key, const std::string& name) {
   // napi_get_typedarray_info also covers SharedArrayBuffer-backed arrays, whose buffer
   // node-addon-api's ArrayBuffer() cannot wrap. `data` already includes the byte offset.
   napi_typedarray_type type;
   size_t length = 0, byte_offset = 0;
   void* data = nullptr;
   napi_value buffer;
-  if (napi_get_typedarray_info(env, v, &type, &length, &data, &buffer, &byte_offset) != napi_ok) {
-    throw Napi::TypeError::New(env, std::string("Cannot read the TypedArray ") + key + " of '" +
+  if (napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &byte_offset) ==
+      napi_ok) {
+    const size_t element = ElementBytes(type);
+    const size_t bytes =
+        element != 0 ? length * element : Napi::TypedArray(env, value).ByteLength();
+    return {data, bytes, true};
+  }
+  if (IsUndefined(env, value)) return {};
+  bool is_typed = false;
+  napi_is_typedarray(env, value, &is_typed);
+  if (!is_typed) {
+    throw Napi::TypeError::New(env, std::string("Expected a TypedArray for ") + key + " of '" +
                                         name + "'");
   }
-  return {data, v.As<Napi::TypedArray>().ByteLength(), true};
+  throw Napi::TypeError::New(env, std::string("Cannot read the TypedArray ") + key + " of '" +
+                                      name + "'");
+}
+
+napi_value Key(Napi::Env env, const char* name) {
+  napi_value key;
+  if (napi_create_string_latin1(env, name, NAPI_AUTO_LENGTH, &key) != napi_ok) {
+    throw Napi::Error::New(env);
+  }
+  return key;
+}
+
+// The property names of a NativeRequest as JS strings, made once per call into the binding:
+// reading a property by C string makes V8 look the name up in its string table every time.
+struct RequestKeys {
+  explicit RequestKeys(Napi::Env env);
+  napi_value type, name, dtype, shape, reduce_op, root, prescale, postscale, splits, process_set,
+      input, output;
+};
+
+RequestKeys::RequestKeys(Napi::Env env)
+    : type(Key(env, "type")),
+      name(Key(env, "name")),
+      dtype(Key(env, "dtype")),
+      shape(Key(env, "shape")),
+      reduce_op(Key(env, "reduceOp")),
+      root(Key(env, "root")),
+      prescale(Key(env, "prescale")),
+      postscale(Key(env, "postscale")),
+      splits(Key(env, "splits")),
+      process_set(Key(env, "processSet")),
+      input(Key(env, "input")),
+      output(Key(env, "output")) {}
+
+bool NeedsData(RequestType type) {
+  return type != RequestType::kBarrier && type != RequestType::kJoin &&
+         type != RequestType::kAddProcessSet && type != RequestType::kRemoveProcessSet;
+}
+
+// Checks a request whose fields were read (from an object or a packed batch) and makes it the
+// `index`th entry of `job`. `input` and `output` are the JS values (undefined where absent).
+EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, napi_value input,
+                   napi_value output, const JobPtr& job, int index, bool pin) {
+  if (!IsValidReduceOp(reduce_op)) {
+    throw Napi::TypeError::New(env, "Unknown reduceOp " + std::to_string(reduce_op));
+  }
+  auto e = std::make_unique<TensorEntry>();
+  Request& r = e->request;
+  r = std::move(request);
+  r.reduce_op = static_cast<ReduceOp>(reduce_op);
+  if (static_cast<int>(r.type) >= kNumRequestTypes || static_cast<int>(r.dtype) >= kNumDataTypes) {
+    throw Napi::TypeError::New(env, "Unknown request type or dtype for '" + r.name + "'");
+  }
+  if (r.type == RequestType::kJoin) r.name = kJoinName;
+  if (NeedsData(r.type)) {
+    View in = ReadArray(env, input, "input", r.name);
+    const size_t want = static_cast<size_t>(NumElements(r.shape)) * DataTypeSize(r.dtype);
+    if (in.bytes != want) {
+      throw Napi::TypeError::New(env, "Expected input of " + std::to_string(want) +
+                                          " bytes for '" + r.name + "' (shape " +
+                                          ShapeString(r.shape) + ") but received " +
+                                          std::to_string(in.bytes));
+    }
+    e->input = in.data;
+    View out = ReadArray(env, output, "output", r.name);
+    if (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) {
+      if (!out.present || out.bytes != want) {
+        throw Napi::TypeError::New(env, "Expected an output of " + std::to_string(want) +
+                                            " bytes for '" + r.name + "'");
+      }
+      e->output = out.data;
+    }
+    if (pin) {
+      job->pinned.push_back(Napi::Persistent(Napi::Value(env, input)));
+      if (out.present) job->pinned.push_back(Napi::Persistent(Napi::Value(env, output)));
+    }
+  }
+  e->owner = job;
+  e->index = index;
+  return e;
+}
+
+// Marks the entries of a grouped call as one group and sizes `job` for them.
+void FinishCall(std::vector<EntryPtr>& entries, bool grouped, const JobPtr& job) {
+  const size_t n = entries.size();
+  if (grouped && n > 1) {
+    const std::string group = entries[0]->request.name + "#group";
+    for (EntryPtr& e : entries) {
+      e->request.group = group;
+      e->request.group_size = static_cast<int32_t>(n);
+    }
+  }
+  job->remaining = static_cast<int>(n);
+  job->done.resize(n);
 }
 
 }  // namespace
 
 std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool grouped,
                                    const JobPtr& job, bool pin) {
+  const RequestKeys keys(env);
   std::vector<EntryPtr> entries;
-  const uint32_t n = requests.Length();
-  std::string group;
+  uint32_t n = 0;
+  if (napi_get_array_length(env, requests, &n) != napi_ok) throw Napi::Error::New(env);
+  entries.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
-    Napi::Object o = requests.Get(i).As<Napi::Object>();
-    auto e = std::make_unique<TensorEntry>();
-    Request& r = e->request;
-    r.type = static_cast<RequestType>(static_cast<int>(NumberField(o, "type", 0)));
-    r.dtype = static_cast<DataType>(static_cast<int>(NumberField(o, "dtype", 0)));
-    r.name = o.Get("name").As<Napi::String>().Utf8Value();
-    r.shape = IntArrayField(env, o, "shape");
-    int op = static_cast<int>(NumberField(o, "reduceOp", 1));
-    if (!IsValidReduceOp(op)) throw Napi::TypeError::New(env, "Unknown reduceOp " + std::to_string(op));
-    r.reduce_op = static_cast<ReduceOp>(op);
-    r.root = static_cast<int32_t>(NumberField(o, "root", 0));
-    r.prescale = NumberField(o, "prescale", 1.0);
-    r.postscale = NumberField(o, "postscale", 1.0);
-    r.splits = IntArrayField(env, o, "splits");
-    r.process_set = static_cast<int32_t>(NumberField(o, "processSet", 0));
-    if (static_cast<int>(r.type) >= kNumRequestTypes ||
-        static_cast<int>(r.dtype) >= kNumDataTypes) {
-      throw Napi::TypeError::New(env, "Unknown request type or dtype for '" + r.name + "'");
-    }
-    if (r.type == RequestType::kJoin) r.name = kJoinName;
-    if (grouped && n > 1) {
-      if (i == 0) group = r.name + "#group";
-      r.group = group;
-      r.group_size = static_cast<int32_t>(n);
-    }
-    const bool needs_data = r.type != RequestType::kBarrier && r.type != RequestType::kJoin &&
-                            r.type != RequestType::kAddProcessSet &&
-                            r.type != RequestType::kRemoveProcessSet;
-    if (needs_data) {
-      View in = ReadArray(env, o, "input", r.name);
-      const size_t want = static_cast<size_t>(NumElements(r.shape)) * DataTypeSize(r.dtype);
-      if (in.bytes != want) {
-        throw Napi::TypeError::New(env, "Expected input of " + std::to_string(want) +
-                                            " bytes for '" + r.name + "' (shape " +
-                                            ShapeString(r.shape) + ") but received " +
-                                            std::to_string(in.bytes));
-      }
-      e->input = in.data;
-      View out = ReadArray(env, o, "output", r.name);
-      if (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) {
-        if (!out.present || out.bytes != want) {
-          throw Napi::TypeError::New(env, "Expected an output of " + std::to_string(want) +
-                                              " bytes for '" + r.name + "'");
-        }
-        e->output = out.data;
-      }
-      if (pin) {
-        job->pinned.push_back(Napi::Persistent(o.Get("input")));
-        if (out.present) job->pinned.push_back(Napi::Persistent(o.Get("output")));
-      }
-    }
-    e->owner = job;
-    e->index = static_cast<int>(i);
-    entries.push_back(std::move(e));
+    napi_value o;
+    if (napi_get_element(env, requests, i, &o) != napi_ok) throw Napi::Error::New(env);
+    Request r;
+    r.type = static_cast<RequestType>(static_cast<int>(NumberOr(env, Property(env, o, keys.type), 0)));
+    r.dtype = static_cast<DataType>(static_cast<int>(NumberOr(env, Property(env, o, keys.dtype), 0)));
+    r.name = Utf8(env, Property(env, o, keys.name));
+    r.shape = IntArray(env, Property(env, o, keys.shape), "shape");
+    const int op = static_cast<int>(NumberOr(env, Property(env, o, keys.reduce_op), 1));
+    r.root = static_cast<int32_t>(NumberOr(env, Property(env, o, keys.root), 0));
+    r.prescale = NumberOr(env, Property(env, o, keys.prescale), 1.0);
+    r.postscale = NumberOr(env, Property(env, o, keys.postscale), 1.0);
+    r.splits = IntArray(env, Property(env, o, keys.splits), "splits");
+    r.process_set = static_cast<int32_t>(NumberOr(env, Property(env, o, keys.process_set), 0));
+    napi_value input = NeedsData(r.type) ? Property(env, o, keys.input) : nullptr;
+    napi_value output = NeedsData(r.type) ? Property(env, o, keys.output) : nullptr;
+    entries.push_back(MakeEntry(env, std::move(r), op, input, output, job, static_cast<int>(i), pin));
   }
-  job->remaining = static_cast<int>(n);
-  job->done.resize(n);
+  FinishCall(entries, grouped, job);
+  return entries;
+}
+
+PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value) {
+  const auto malformed = [&](const std::string& why) {
+    return Napi::TypeError::New(env, "Expected a batch from packBatch() for enqueuePacked (" + why + ")");
+  };
+  if (!value.IsObject()) throw malformed("not an object");
+  Napi::Object o = value.As<Napi::Object>();
+  PackedBatch batch;
+  napi_value numbers = o.Get("numbers");
+  napi_typedarray_type type;
+  size_t length = 0, byte_offset = 0;
+  void* data = nullptr;
+  napi_value buffer;
+  if (napi_get_typedarray_info(env, numbers, &type, &length, &data, &buffer, &byte_offset) !=
+          napi_ok ||
+      type != napi_float64_array) {
+    throw malformed("numbers is not a Float64Array");
+  }
+  batch.numbers = static_cast<const double*>(data);
+  batch.length = length;
+  batch.names = o.Get("names");
+  batch.arrays = o.Get("arrays");
+  uint32_t names = 0, arrays = 0;
+  if (napi_get_array_length(env, batch.names, &names) != napi_ok ||
+      napi_get_array_length(env, batch.arrays, &arrays) != napi_ok) {
+    throw malformed("names or arrays is not an array");
+  }
+  // Walk the call headers: each must fit, and together they must cover every number and name.
+  const auto count = [](double d, double limit) {
+    return d >= 0 && d <= limit && d == static_cast<double>(static_cast<size_t>(d));
+  };
+  size_t at = 0;
+  uint32_t requests = 0;
+  while (at < length) {
+    if (length - at < 3 || !count(batch.numbers[at], names) ||
+        !count(batch.numbers[at + 2], static_cast<double>(length - at - 3))) {
+      throw malformed("a call header at " + std::to_string(at) + " does not fit");
+    }
+    PackedCall call;
+    call.count = static_cast<uint32_t>(batch.numbers[at]);
+    call.grouped = batch.numbers[at + 1] != 0;
+    call.begin = at + 3;
+    call.end = call.begin + static_cast<size_t>(batch.numbers[at + 2]);
+    call.first_request = requests;
+    requests += call.count;
+    if (requests > names) throw malformed("more requests than names");
+    batch.calls.push_back(call);
+    at = call.end;
+  }
+  if (requests != names || arrays != 2 * names) {
+    throw malformed(std::to_string(requests) + " requests, " + std::to_string(names) +
+                    " names and " + std::to_string(arrays) + " arrays");
+  }
+  return batch;
+}
+
+std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
+                                     const PackedCall& call, const JobPtr& job, bool pin) {
+  size_t at = call.begin;
+  const auto malformed = [&]() {
+    return Napi::TypeError::New(env, "Expected a batch from packBatch() for enqueuePacked (call " +
+                                         std::to_string(call.first_request) + "'s numbers do "
+                                         "not match its requests)");
+  };
+  const auto next = [&]() {
+    if (at >= call.end) throw malformed();
+    return batch.numbers[at++];
+  };
+  const auto dims = [&]() {
+    const double n = next();
+    if (!(n >= 0 && n <= static_cast<double>(call.end - at)) || n != static_cast<size_t>(n)) {
+      throw malformed();
+    }
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    for (int64_t& d : out) d = static_cast<int64_t>(next());
+    return out;
+  };
+  std::vector<EntryPtr> entries;
+  entries.reserve(call.count);
+  for (uint32_t i = 0; i < call.count; ++i) {
+    const uint32_t k = call.first_request + i;
+    Request r;
+    r.type = static_cast<RequestType>(static_cast<int>(next()));
+    r.dtype = static_cast<DataType>(static_cast<int>(next()));
+    const int op = static_cast<int>(next());
+    r.root = static_cast<int32_t>(next());
+    r.prescale = next();
+    r.postscale = next();
+    r.process_set = static_cast<int32_t>(next());
+    r.shape = dims();
+    r.splits = dims();
+    napi_value name, input, output;
+    if (napi_get_element(env, batch.names, k, &name) != napi_ok ||
+        napi_get_element(env, batch.arrays, 2 * k, &input) != napi_ok ||
+        napi_get_element(env, batch.arrays, 2 * k + 1, &output) != napi_ok) {
+      throw Napi::Error::New(env);
+    }
+    r.name = Utf8(env, name);
+    entries.push_back(MakeEntry(env, std::move(r), op, input, output, job, static_cast<int>(i), pin));
+  }
+  if (at != call.end) throw malformed();
+  FinishCall(entries, call.grouped, job);
   return entries;
 }
 

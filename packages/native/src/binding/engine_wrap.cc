@@ -1,5 +1,6 @@
 #include "binding/engine_wrap.h"
 
+#include <algorithm>
 #include <set>
 
 #include "transport/gloo_transport.h"
@@ -72,6 +73,7 @@ std::unique_ptr<Transport> ConnectShm(KeyValueStore& store, const std::string& p
 Napi::Function EngineWrap::Define(Napi::Env env) {
   return DefineClass(env, "NativeEngine",
                      {InstanceMethod<&EngineWrap::Enqueue>("enqueue"),
+                      InstanceMethod<&EngineWrap::EnqueueBatch>("enqueuePacked"),
                       InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSync"),
                       InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
                       InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
@@ -264,6 +266,49 @@ Napi::Value EngineWrap::Enqueue(const Napi::CallbackInfo& info) {
   return deferred.Promise();
 }
 
+// `enqueuePacked` (NativeEngine.enqueueBatch, packed by lib/pack-batch.ts): queues every call of
+// one JS turn at once: one crossing, one Job per call (each settles on its own, as with enqueue)
+// and one wake-up. A call that fails at once (a malformed request, a duplicate name, a stopped
+// engine) is settled before this returns; the rest of the batch is queued all the same.
+Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[1].IsFunction()) {
+    throw Napi::TypeError::New(env, "Expected a settle function for enqueuePacked");
+  }
+  const PackedBatch batch = ReadPackedBatch(env, info[0]);
+  auto settler = std::make_shared<Settler>();
+  settler->fn = Napi::Persistent(info[1].As<Napi::Function>());
+  settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
+  Napi::Array failed_indices = Napi::Array::New(env);
+  Napi::Array failed_outcomes = Napi::Array::New(env);
+  uint32_t failed = 0;
+  bool queued = false;
+  for (uint32_t i = 0; i < batch.calls.size(); ++i) {
+    auto job = std::make_shared<Job>();
+    job->settler = settler;
+    job->call_index = i;
+    Status status;
+    try {
+      std::vector<EntryPtr> entries = ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false);
+      status = engine_ ? engine_->Enqueue(std::move(entries), /*wake=*/false) : final_status_;
+    } catch (const Napi::Error& e) {
+      failed_indices.Set(failed, Napi::Number::New(env, i));
+      failed_outcomes.Set(failed++, e.Value());
+      continue;
+    }
+    if (!status.ok()) {
+      failed_indices.Set(failed, Napi::Number::New(env, i));
+      failed_outcomes.Set(failed++, StatusToError(env, status).Value());
+      continue;
+    }
+    Hold(env);
+    queued = true;
+  }
+  if (queued && engine_) engine_->Wake();
+  if (failed > 0) settler->fn.Call({failed_indices, failed_outcomes});
+  return env.Undefined();
+}
+
 // A resolved promise's `then` runs its callback as a microtask: after the caller's synchronous
 // code (and so after every request it submits in one go), before any timer or I/O callback.
 void EngineWrap::ScheduleWake(Napi::Env env) {
@@ -393,14 +438,43 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     return;
   }
   Napi::HandleScope scope(env);
+  // enqueueBatch calls finished in this delivery, one list per batch (usually one batch).
+  struct Settled {
+    Settler* settler;
+    Napi::Array indices;
+    Napi::Array outcomes;
+    uint32_t count;
+  };
+  std::vector<Settled> settled;
   for (JobPtr& job : d->jobs) {
-    if (job->error.ok()) {
-      job->deferred->Resolve(JobResults(env, *job));
+    Napi::Value outcome = job->error.ok() ? JobResults(env, *job)
+                                          : StatusToError(env, job->error).Value();
+    if (job->settler) {
+      auto it = std::find_if(settled.begin(), settled.end(),
+                             [&](const Settled& s) { return s.settler == job->settler.get(); });
+      if (it == settled.end()) {
+        settled.push_back({job->settler.get(), Napi::Array::New(env), Napi::Array::New(env), 0});
+        it = settled.end() - 1;
+      }
+      it->indices.Set(it->count, Napi::Number::New(env, job->call_index));
+      it->outcomes.Set(it->count++, outcome);
+    } else if (job->error.ok()) {
+      job->deferred->Resolve(outcome);
     } else {
-      job->deferred->Reject(StatusToError(env, job->error).Value());
+      job->deferred->Reject(outcome);
     }
     job->pinned.clear();
     wrap->Release(env);
+  }
+  // The jobs (and so the settlers) stay alive until `d` goes. A throwing settle function does
+  // not keep the others from running; its exception is rethrown afterwards (uncaught in JS).
+  std::optional<Napi::Error> thrown;
+  for (Settled& s : settled) {
+    try {
+      s.settler->fn.Call({s.indices, s.outcomes});
+    } catch (const Napi::Error& e) {
+      if (!thrown) thrown = e;
+    }
   }
   if (d->started) {
     if (d->started->ok()) {
@@ -424,6 +498,7 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     wrap->tsfn_.Release();
     wrap->self_.Reset();
   }
+  if (thrown) thrown->ThrowAsJavaScriptException();
 }
 
 }  // namespace kolo

@@ -47,6 +47,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
  private:
   friend void DeliverToJs(Napi::Env, Napi::Function, EngineWrap*, Delivery*);
   Napi::Value Enqueue(const Napi::CallbackInfo& info);
+  Napi::Value EnqueueBatch(const Napi::CallbackInfo& info);
   Napi::Value EnqueueSync(const Napi::CallbackInfo& info);
   Napi::Value Shutdown(const Napi::CallbackInfo& info);
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);

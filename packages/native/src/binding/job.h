@@ -14,10 +14,20 @@
 
 namespace kolo {
 
+// What the calls of one enqueueBatch share (main thread only; it lives until the last of them
+// is delivered): the JS function they settle through, and the batch's array of every input and
+// output, pinned once for all of them instead of once per array.
+struct Settler {
+  Napi::FunctionReference fn;
+  Napi::Reference<Napi::Value> arrays;
+};
+
 struct Job {
   // Main thread only.
   std::vector<Napi::Reference<Napi::Value>> pinned;
-  std::optional<Napi::Promise::Deferred> deferred;
+  std::optional<Napi::Promise::Deferred> deferred;  // enqueue: the promise to settle
+  std::shared_ptr<Settler> settler;                 // enqueueBatch: who to tell, and the call's
+  uint32_t call_index = 0;                          // position in that batch
   std::string stack_hint;
 
   // Shared, under mu.
@@ -32,6 +42,10 @@ struct Job {
   void ForgetPinned() {
     for (auto& ref : pinned) ref.SuppressDestruct();
     pinned.clear();
+    if (settler) {
+      settler->fn.SuppressDestruct();
+      settler->arrays.SuppressDestruct();
+    }
   }
 };
 using JobPtr = std::shared_ptr<Job>;
@@ -44,5 +58,27 @@ Napi::Error StatusToError(Napi::Env env, const Status& status);
 // on malformed input; pins arrays when `pin` is set.
 std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool grouped,
                                    const JobPtr& job, bool pin);
+
+// A PackedBatch (lib/pack-batch.ts has the layout): the numbers of every request in one
+// Float64Array, so reading one costs a few N-API calls instead of one per field.
+struct PackedCall {
+  uint32_t first_request = 0;  // index of its first name (and of its arrays / 2)
+  uint32_t count = 0;          // requests in the call
+  bool grouped = false;
+  size_t begin = 0, end = 0;   // its requests' numbers
+};
+struct PackedBatch {
+  const double* numbers = nullptr;
+  size_t length = 0;
+  napi_value names = nullptr;
+  napi_value arrays = nullptr;
+  std::vector<PackedCall> calls;
+};
+
+// Checks the batch's layout; throws a TypeError (nothing queued yet) when it is malformed.
+PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value);
+// Reads one call, as ReadRequests reads an array of request objects.
+std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
+                                     const PackedCall& call, const JobPtr& job, bool pin);
 
 }  // namespace kolo

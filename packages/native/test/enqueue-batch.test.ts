@@ -1,0 +1,137 @@
+// enqueueBatch on a one-rank engine: many calls in one crossing, each settling on its own, and
+// the packed layout the addon reads.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadNative, type NativeCall, type NativeEngine, type NativeRequest, type NativeSettle } from '../lib/index.js';
+import { packBatch } from '../lib/pack-batch.js';
+
+const native = loadNative();
+const { dtypes, requestTypes, reduceOps } = native.constants;
+
+function request(over: Partial<NativeRequest> & Pick<NativeRequest, 'type' | 'name'>): NativeRequest {
+  return { dtype: dtypes['float32']!, shape: [], reduceOp: reduceOps['sum']!, root: 0, prescale: 1, postscale: 1, splits: [], ...over };
+}
+
+function start(prefix: string): Promise<NativeEngine> {
+  return native.startEngine({
+    rank: 0, size: 1, localRank: 0, localSize: 1, crossRank: 0, crossSize: 1,
+    store: { kind: 'file', path: mkdtempSync(join(tmpdir(), 'kolo-batch-')) },
+    storePrefix: prefix, hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 1 << 20, timeoutMs: 10_000,
+  });
+}
+
+/** Runs one batch; resolves with every call's outcome by index and which ones settled at once. */
+function run(engine: NativeEngine, calls: NativeCall[]): Promise<{ outcomes: unknown[]; atOnce: number[] }> {
+  return new Promise((resolve) => {
+    const outcomes: unknown[] = [];
+    let settled = 0;
+    let returned = false;
+    const atOnce: number[] = [];
+    engine.enqueueBatch(calls, (indices, results) => {
+      indices.forEach((index, i) => {
+        outcomes[index] = results[i];
+        if (!returned) atOnce.push(index);
+      });
+      settled += indices.length;
+      if (settled === calls.length) resolve({ outcomes, atOnce });
+    });
+    returned = true;
+  });
+}
+
+describe('enqueueBatch', () => {
+  let engine: NativeEngine;
+  beforeAll(async () => {
+    engine = await start('batch-test');
+  });
+  afterAll(() => engine.shutdown());
+
+  it('settles every call with its own results', async () => {
+    const data = new Int32Array([2, 5, -3]);
+    const gathered = new Int8Array([1, 2, 3, 4]);
+    const { outcomes, atOnce } = await run(engine, [
+      { requests: [request({ type: requestTypes['allreduce']!, name: 'b.sum', dtype: dtypes['int32']!, shape: [3], prescale: 3, postscale: 0.5, input: data, output: data })], grouped: false },
+      { requests: [request({ type: requestTypes['allgather']!, name: 'b.gather', dtype: dtypes['int8']!, shape: [2, 2], input: gathered })], grouped: false },
+      { requests: [request({ type: requestTypes['barrier']!, name: 'b.barrier' })], grouped: false },
+    ]);
+    expect(atOnce).toEqual([]);
+    expect([...data]).toEqual([3, 7, -4]);
+    const [[allreduced], [allgathered], [barrier]] = outcomes as [unknown[], { data: ArrayBuffer; splits: number[] }[], unknown[]];
+    expect([allreduced, barrier]).toEqual([{}, {}]);
+    expect([...new Int8Array(allgathered!.data), ...allgathered!.splits]).toEqual([1, 2, 3, 4, 2]);
+  });
+
+  it('settles a malformed call and a name already in flight before returning, and runs the rest', async () => {
+    const x = new Float32Array([1.5]);
+    const { outcomes, atOnce } = await run(engine, [
+      { requests: [request({ type: requestTypes['allreduce']!, name: 'b.bad', shape: [3], input: new Float32Array(2), output: new Float32Array(2) })], grouped: false },
+      { requests: [request({ type: requestTypes['allreduce']!, name: 'b.twice', shape: [1], input: x, output: x })], grouped: false },
+      { requests: [request({ type: requestTypes['allreduce']!, name: 'b.twice', shape: [1], input: x, output: x })], grouped: false },
+    ]);
+    expect(atOnce).toEqual([0, 2]);
+    expect(outcomes[0]).toBeInstanceOf(TypeError);
+    expect((outcomes[0] as Error).message).toBe("Expected input of 12 bytes for 'b.bad' (shape [3]) but received 8");
+    expect(outcomes[1]).toEqual([{}]);
+    expect(outcomes[2]).toMatchObject({ code: 'KOLO_DUPLICATE_NAME' });
+  });
+
+  it('completes a grouped call as one and keeps calls with shapes and splits apart', async () => {
+    const a = new Float64Array([1, 2, 3, 4, 5, 6]);
+    const b = new Float64Array([7]);
+    const c = new Float32Array([2, 4]);
+    const { outcomes } = await run(engine, [
+      { requests: [request({ type: requestTypes['allreduce']!, name: 'g.a', dtype: dtypes['float64']!, shape: [2, 3], postscale: 2, input: a, output: a }), request({ type: requestTypes['allreduce']!, name: 'g.b', dtype: dtypes['float64']!, shape: [1], input: b, output: b })], grouped: true },
+      { requests: [request({ type: requestTypes['alltoall']!, name: 'g.c', shape: [2], splits: [2], input: c })], grouped: false },
+    ]);
+    expect([...a, ...b]).toEqual([2, 4, 6, 8, 10, 12, 7]);
+    const [, [alltoall]] = outcomes as [unknown, { data: ArrayBuffer; splits: number[] }[]];
+    expect([...new Float32Array(alltoall!.data), ...alltoall!.splits]).toEqual([2, 4, 2]);
+    expect(outcomes[0]).toEqual([{}, {}]);
+  });
+
+  it('after shutdown, settles every call with KOLO_SHUT_DOWN before returning', async () => {
+    const own = await start('batch-test-2');
+    await own.shutdown();
+    const x = new Float32Array(1);
+    const { outcomes, atOnce } = await run(own, [
+      { requests: [request({ type: requestTypes['allreduce']!, name: 'late', shape: [1], input: x, output: x })], grouped: false },
+      { requests: [request({ type: requestTypes['barrier']!, name: 'late.b' })], grouped: false },
+    ]);
+    expect(atOnce).toEqual([0, 1]);
+    expect(outcomes.map((o) => (o as { code: string }).code)).toEqual(['KOLO_SHUT_DOWN', 'KOLO_SHUT_DOWN']);
+  });
+});
+
+describe('packBatch', () => {
+  it('lays every number of every request out in one Float64Array', () => {
+    const x = new Float32Array(6);
+    const batch = packBatch([
+      { requests: [request({ type: 2, name: 'p', dtype: 0, shape: [2, 3], reduceOp: 1, root: 1, prescale: 0.5, postscale: 4, splits: [1, 1], processSet: 3, input: x, output: x })], grouped: false },
+      { requests: [request({ type: 5, name: 'q' }), request({ type: 5, name: 'r' })], grouped: true },
+    ]);
+    expect([...batch.numbers]).toEqual([
+      1, 0, 13, 2, 0, 1, 1, 0.5, 4, 3, 2, 2, 3, 2, 1, 1,
+      2, 1, 18, 5, 0, 1, 0, 1, 1, 0, 0, 0, 5, 0, 1, 0, 1, 1, 0, 0, 0,
+    ]);
+    expect(batch.names).toEqual(['p', 'q', 'r']);
+    expect(batch.arrays).toEqual([x, x, undefined, undefined, undefined, undefined]);
+  });
+
+  it('the addon refuses a batch whose layout does not add up, and fails a call whose numbers stop short', async () => {
+    const own = (await start('batch-test-3')) as unknown as {
+      enqueuePacked(batch: unknown, settle: NativeSettle): void;
+      shutdown(): Promise<void>;
+    };
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([5, 0, 0]), names: [], arrays: [] }, () => {})).toThrow(
+      'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
+    );
+    const settled: string[] = [];
+    own.enqueuePacked({ numbers: new Float64Array([1, 0, 2, 0, 0]), names: ['n'], arrays: [undefined, undefined] }, (indices, outcomes) => {
+      settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
+    });
+    expect(settled).toEqual(["0: Expected a batch from packBatch() for enqueuePacked (call 0's numbers do not match its requests)"]);
+    await own.shutdown();
+  });
+});
