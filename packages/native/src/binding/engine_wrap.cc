@@ -304,7 +304,8 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
     Hold(env);
     queued = true;
   }
-  if (queued && engine_) engine_->Wake();
+  // As the wake microtask does: when every peer already waits, run the cycle here.
+  if (queued && engine_ && !engine_->TryDriveOnce()) engine_->Wake();
   if (failed > 0) settler->fn.Call({failed_indices, failed_outcomes});
   return env.Undefined();
 }
