@@ -1,6 +1,7 @@
 export { loadNative } from './load.js';
 export type {
   HostArray,
+  NativeAutotuneConfig,
   NativeBinding,
   NativeConstants,
   NativeEngine,
@@ -9,4 +10,5 @@ export type {
   NativeRequest,
   NativeResult,
   NativeStoreConfig,
+  NativeTuning,
 } from './binding.js';
