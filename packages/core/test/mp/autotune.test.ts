@@ -41,9 +41,10 @@ describe('autotune (2 ranks)', () => {
       start: { fusionThresholdBytes: 65536, cycleTimeMs: 1, searching: true },
     },
     {
-      what: 'HOROVOD_* names, cycle time held at HOROVOD_CYCLE_TIME, fusion thresholds searched (Gloo)',
+      what: 'HOROVOD_* names, cycle time held at HOROVOD_CYCLE_TIME, fusion thresholds searched (Gloo, no response cache)',
       prefix: 'HOROVOD' as const,
-      extra: { HOROVOD_CYCLE_TIME: '1', KOLO_SHM: '0' },
+      // Without the cache no cycle votes: the parameters travel in the coordinator's response list.
+      extra: { HOROVOD_CYCLE_TIME: '1', KOLO_SHM: '0', HOROVOD_CACHE_CAPACITY: '0' },
       tensors: [6, 256 * 1024],
       sequence: [[128 * MiB, 1], [4 * MiB, 1], [32 * MiB, 1], [16 * MiB, 1]],
       start: { fusionThresholdBytes: 128 * MiB, cycleTimeMs: 1, searching: true },
