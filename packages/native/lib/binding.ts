@@ -45,6 +45,34 @@ export type NativeStoreConfig =
       readonly path: string;
     };
 
+/** The autotuner's settings, resolved from `KOLO_AUTOTUNE*` / `HOROVOD_AUTOTUNE*` and init options. */
+export interface NativeAutotuneConfig {
+  /** Rank 0 searches the fusion threshold and cycle time; every rank applies its choice. */
+  readonly enabled: boolean;
+  /** CSV file rank 0 writes, one row per sample and a final best row; empty for none. */
+  readonly logPath: string;
+  /** Scoring windows discarded at the start, while caches and buffers warm up. */
+  readonly warmupSamples: number;
+  /** Engine cycles that allreduced something per scoring window. */
+  readonly stepsPerSample: number;
+  /** Most candidates scored before the best is kept for the rest of the job. */
+  readonly maxSamples: number;
+  /** The user set the fusion threshold explicitly, so it is held, not searched. */
+  readonly fusionThresholdFixed: boolean;
+  /** The user set the cycle time explicitly, so it is held, not searched. */
+  readonly cycleTimeFixed: boolean;
+}
+
+/** The fusion threshold and cycle time an engine applies now. */
+export interface NativeTuning {
+  /** Largest fused allreduce buffer in bytes. */
+  readonly fusionThresholdBytes: number;
+  /** Milliseconds between engine cycles once nothing is moving. */
+  readonly cycleTimeMs: number;
+  /** Rank 0's autotuner is still trying candidates (false when it finished or is off). */
+  readonly searching: boolean;
+}
+
 /** The fully resolved configuration handed to the engine; C++ reads no environment of its own. */
 export interface NativeEngineConfig {
   /** This process's rank in the job, 0 … size - 1. */
@@ -103,6 +131,8 @@ export interface NativeEngineConfig {
   readonly timelinePath: string;
   /** Also mark each engine cycle in the timeline. */
   readonly timelineMarkCycles: boolean;
+  /** The autotuner; absent means off. */
+  readonly autotune?: NativeAutotuneConfig;
 }
 
 /** One request to the engine. Buffers stay pinned until the request completes. */
@@ -190,6 +220,8 @@ export interface NativeEngine {
   startTimeline(path: string, markCycles: boolean): void;
   /** Stops and closes the timeline file. */
   stopTimeline(): void;
+  /** The fusion threshold and cycle time in force (the autotuner changes them on every rank at once). */
+  tuning(): NativeTuning;
   /** Coordinated shutdown: pending requests on every rank fail with `KOLO_SHUT_DOWN`. Idempotent. */
   shutdown(): Promise<void>;
 }

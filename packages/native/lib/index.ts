@@ -1,6 +1,7 @@
 export { loadNative } from './load.js';
 export type {
   HostArray,
+  NativeAutotuneConfig,
   NativeBinding,
   NativeCall,
   NativeConstants,
@@ -11,4 +12,5 @@ export type {
   NativeResult,
   NativeSettle,
   NativeStoreConfig,
+  NativeTuning,
 } from './binding.js';

@@ -69,6 +69,7 @@ export function createFakeBinding(transports: string[] = ['gloo']): Native {
       enqueueSync: (batch) => run(batch),
       startTimeline: (path: string, markCycles: boolean) => void timeline.push(['start', path, markCycles]),
       stopTimeline: () => void timeline.push(['stop']),
+      tuning: () => ({ fusionThresholdBytes: 128 * 1024 * 1024, cycleTimeMs: 1, searching: false }),
       shutdown: async () => undefined,
     }),
   };

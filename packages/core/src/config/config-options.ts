@@ -61,6 +61,19 @@ export interface ConfigOptions {
   /** Add a CYCLE_START marker per engine cycle to the timeline. */
   readonly timelineMarkCycles?: boolean;
   /**
+   * Rank 0 searches the fusion threshold and cycle time for the most allreduced bytes per µs and
+   * every rank applies its choice (`KOLO_AUTOTUNE`); values set explicitly are held fixed.
+   */
+  readonly autotune?: boolean;
+  /** CSV file rank 0 writes with every autotune sample and the chosen best (`KOLO_AUTOTUNE_LOG`). */
+  readonly autotuneLogPath?: string;
+  /** Autotune scoring windows discarded first, while buffers warm up (default 3). */
+  readonly autotuneWarmupSamples?: number;
+  /** Engine cycles that allreduced something per autotune scoring window (default 10). */
+  readonly autotuneStepsPerSample?: number;
+  /** Most candidates the autotuner scores before keeping the best (default 20). */
+  readonly autotuneMaxSamples?: number;
+  /**
    * Elastic membership generation (set by `elastic.run`, not by hand). Above 0 the topology comes
    * from the `rank`/`size`/... options alone, because the launcher's `KOLO_RANK`/`KOLO_SIZE`
    * describe generation 0, and store keys are scoped `kolo/<jobId>/elastic<N>`.
@@ -99,6 +112,11 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'gpuDevice',
   'timelinePath',
   'timelineMarkCycles',
+  'autotune',
+  'autotuneLogPath',
+  'autotuneWarmupSamples',
+  'autotuneStepsPerSample',
+  'autotuneMaxSamples',
   'elasticGeneration',
 ];
 

@@ -23,6 +23,12 @@ export const configDefaults = {
   hostname: '',
   /** No fixed network interface. */
   iface: '',
+  /** Horovod's `HOROVOD_AUTOTUNE_WARMUP_SAMPLES` default. */
+  autotuneWarmupSamples: 3,
+  /** Horovod's `HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE` default. */
+  autotuneStepsPerSample: 10,
+  /** Horovod's `HOROVOD_AUTOTUNE_BAYES_OPT_MAX_SAMPLES` default. */
+  autotuneMaxSamples: 20,
   /** Job id when no launcher names one. */
   jobId: 'local',
   /** torchrun's agent owns MASTER_PORT, so Kolo's store listens one port above it. */

@@ -9,6 +9,7 @@ import { resolveJobId } from './resolve-job-id.js';
 import { resolveTopology } from './resolve-topology.js';
 import { resolveTuning } from './resolve-tuning.js';
 import { resolveDiagnostics } from './resolve-diagnostics.js';
+import { resolveAutotune } from './resolve-autotune.js';
 import { resolveGpuDevice, resolveHierarchical, resolveSharedMemory, resolveTransport } from './resolve-transport.js';
 import { failureKeyPrefix } from '../elastic/assignment.js';
 
@@ -83,6 +84,7 @@ export function resolveConfig(
     sharedMemory: resolveSharedMemory(checked, env),
     transport: resolveTransport(checked, env, { launcher, built: checked.builtTransports ?? ['gloo'] }),
     gpuDevice: resolveGpuDevice(checked, env),
+    autotune: resolveAutotune(checked, env),
     store: plan.store,
     storePrefix: elastic > 0 ? `kolo/${jobId}/elastic${elastic}` : `kolo/${jobId}/gen${generation}`,
     failureKeyPrefix: failureKeyPrefix(elastic),

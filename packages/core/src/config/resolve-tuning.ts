@@ -2,6 +2,11 @@ import { envField, firstField, optionField, toInteger, toNumber, toText } from '
 import type { ConfigOptions, Env } from './config-options.js';
 import { configDefaults } from './defaults.js';
 
+/** Where the cycle time may be set, first wins after the `cycleTimeMs` option. */
+export const cycleTimeNames = ['KOLO_CYCLE_TIME', 'HOROVOD_CYCLE_TIME'] as const;
+/** Where the fusion threshold may be set, first wins after the `fusionThresholdBytes` option. */
+export const fusionThresholdNames = ['KOLO_FUSION_THRESHOLD', 'HOROVOD_FUSION_THRESHOLD'] as const;
+
 /** The engine's tuning and network settings. */
 export interface Tuning {
   readonly cycleTimeMs: number;
@@ -24,13 +29,10 @@ export interface Tuning {
  * ```
  */
 export function resolveTuning(options: ConfigOptions, env: Env): Tuning {
-  const pick = (key: keyof ConfigOptions, names: string[]) =>
+  const pick = (key: keyof ConfigOptions, names: readonly string[]) =>
     firstField(optionField(options, key), envField(env, names));
-  const cycle = pick('cycleTimeMs', ['KOLO_CYCLE_TIME', 'HOROVOD_CYCLE_TIME']);
-  const fusion = pick('fusionThresholdBytes', [
-    'KOLO_FUSION_THRESHOLD',
-    'HOROVOD_FUSION_THRESHOLD',
-  ]);
+  const cycle = pick('cycleTimeMs', cycleTimeNames);
+  const fusion = pick('fusionThresholdBytes', fusionThresholdNames);
   const cache = pick('cacheCapacity', ['KOLO_CACHE_CAPACITY', 'HOROVOD_CACHE_CAPACITY']);
   const timeoutOption = optionField(options, 'timeoutMs');
   const timeoutSeconds = envField(env, ['KOLO_TIMEOUT_SECONDS', 'HOROVOD_GLOO_TIMEOUT_SECONDS']);

@@ -178,6 +178,11 @@ export function createFakeBinding(): FakeBinding {
         enqueueSync: (requests, grouped) => execute(requests, grouped, true),
         startTimeline: (path, markCycles) => void fake.timeline.push({ path, markCycles }),
         stopTimeline: () => void fake.timeline.push(null),
+        tuning: () => ({
+          fusionThresholdBytes: config.fusionThresholdBytes,
+          cycleTimeMs: config.cycleTimeMs,
+          searching: config.autotune?.enabled ?? false,
+        }),
         async shutdown() {
           down = true;
           fake.shutdowns += 1;

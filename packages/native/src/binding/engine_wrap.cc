@@ -22,6 +22,22 @@ int64_t IntField(const Napi::Object& o, const char* key, int64_t fallback) {
   return v.IsNumber() ? v.As<Napi::Number>().Int64Value() : fallback;
 }
 
+// NativeEngineConfig.autotune; absent means off.
+AutotuneConfig AutotuneField(const Napi::Object& config) {
+  AutotuneConfig a;
+  Napi::Value v = config.Get("autotune");
+  if (!v.IsObject()) return a;
+  Napi::Object o = v.As<Napi::Object>();
+  a.enabled = o.Get("enabled").ToBoolean();
+  a.log_path = StringField(o, "logPath");
+  a.warmup_samples = static_cast<int>(IntField(o, "warmupSamples", a.warmup_samples));
+  a.steps_per_sample = static_cast<int>(IntField(o, "stepsPerSample", a.steps_per_sample));
+  a.max_samples = static_cast<int>(IntField(o, "maxSamples", a.max_samples));
+  a.fusion_threshold_fixed = o.Get("fusionThresholdFixed").ToBoolean();
+  a.cycle_time_fixed = o.Get("cycleTimeFixed").ToBoolean();
+  return a;
+}
+
 // The engine's handle on the rendezvous store; the transport sees it through a PrefixStore.
 class OwnedStore : public KeyValueStore {
  public:
@@ -77,6 +93,7 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
                       InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSync"),
                       InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
                       InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
+                      InstanceMethod<&EngineWrap::Tuning>("tuning"),
                       InstanceMethod<&EngineWrap::Shutdown>("shutdown")});
 }
 
@@ -132,6 +149,7 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
     ec.failure_key_prefix = prefix;
   }
   ec.timeline_mark_cycles = config.Get("timelineMarkCycles").ToBoolean();
+  ec.autotune = AutotuneField(config);
   Napi::Object store = config.Get("store").As<Napi::Object>();
   StoreConfig sc;
   sc.kind = StringField(store, "kind") == "file" ? StoreConfig::Kind::kFile
@@ -371,6 +389,18 @@ Napi::Value EngineWrap::StartTimeline(const Napi::CallbackInfo& info) {
 Napi::Value EngineWrap::StopTimeline(const Napi::CallbackInfo& info) {
   if (engine_) engine_->SetTimeline("", false);
   return info.Env().Undefined();
+}
+
+Napi::Value EngineWrap::Tuning(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!engine_) return env.Undefined();
+  const TuningState state = engine_->Tuning();
+  Napi::Object out = Napi::Object::New(env);
+  const auto fusion = static_cast<double>(state.params.fusion_threshold_bytes);
+  out.Set("fusionThresholdBytes", Napi::Number::New(env, fusion));
+  out.Set("cycleTimeMs", Napi::Number::New(env, state.params.cycle_time_ms));
+  out.Set("searching", Napi::Boolean::New(env, state.searching));
+  return out;
 }
 
 Napi::Value EngineWrap::Shutdown(const Napi::CallbackInfo& info) {

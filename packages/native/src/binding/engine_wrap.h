@@ -52,6 +52,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value Shutdown(const Napi::CallbackInfo& info);
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);
   Napi::Value StopTimeline(const Napi::CallbackInfo& info);
+  Napi::Value Tuning(const Napi::CallbackInfo& info);
   void ScheduleWake(Napi::Env env);
   void Send(Delivery* delivery);
   void Hold(Napi::Env env);

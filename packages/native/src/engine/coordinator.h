@@ -26,6 +26,8 @@ class Coordinator {
   std::string TakeWarning();
   // Negotiation events go to this timeline while it is open (owned by the engine).
   void SetTimeline(Timeline* timeline) { timeline_ = timeline; }
+  // The autotuner changes the threshold between cycles.
+  void SetFusionThreshold(int64_t bytes) { fusion_threshold_bytes_ = bytes; }
 
   // Merges adjacent-compatible allreduces (same dtype, op, scales and set) into fused responses
   // of at most `threshold` bytes; 0 disables fusion.

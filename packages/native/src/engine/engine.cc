@@ -38,6 +38,7 @@ Engine::Engine(EngineConfig config, Connector connect, CompletionSink* sink)
       sink_(sink),
       cache_(config.response_cache_capacity) {
   if (!config_.timeline_path.empty()) SetTimeline(config_.timeline_path, config_.timeline_mark_cycles);
+  StartAutotune();
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -285,6 +286,7 @@ bool Engine::RunCycle() {
   ResponseList responses = Negotiate(std::move(mine));
   last_cycle_quiet_ = responses.quiet;
   for (const Response& response : responses.responses) Perform(response);
+  Tune(now);
   timeline_.Flush();
   sink_->EndOfCycle();
   if (!responses.abort_message.empty()) throw StallAbort(responses.abort_message, responses.abort_rank);

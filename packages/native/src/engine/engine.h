@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "engine/autotune.h"
 #include "engine/coordinator.h"
 #include "engine/kv_store.h"
 #include "engine/response_cache.h"
@@ -47,6 +48,8 @@ struct EngineConfig {
   // Where the failure keys of kv_store.h live: "kolo/", or "kolo/elastic/gen<g>/" in elastic
   // generation g > 0.
   std::string failure_key_prefix = "kolo/";
+  // Rank 0 searches the fusion threshold and cycle time; every rank applies its choice.
+  AutotuneConfig autotune;
 };
 
 // The coordinator ended the job (a stall past its shutdown time).
@@ -131,6 +134,8 @@ class Engine {
   // Starts (non-empty path) or stops the timeline from the next cycle on; rank 0 only writes.
   void SetTimeline(const std::string& path, bool mark_cycles);
   const EngineConfig& config() const { return config_; }
+  // The fusion threshold and cycle time in force, and whether the autotuner is still searching.
+  TuningState Tuning() const;
 
  private:
   void Run();
@@ -143,6 +148,10 @@ class Engine {
                               int64_t now_ms);
   void Perform(const Response& response);
   void ApplyTimelineRequest();
+  void StartAutotune();
+  TuningVote OwnTuningVote() const;
+  void AdoptTuning(const char* vote);
+  void Tune(std::chrono::steady_clock::time_point cycle_start);
   void Phase(const std::vector<EntryPtr>& entries, const char* activity);
   void PhaseEnd(const std::vector<EntryPtr>& entries);
   void Fail(std::vector<EntryPtr> entries, const Status& status);
@@ -183,6 +192,11 @@ class Engine {
   std::map<size_t, int64_t> pending_hits_;
   int64_t last_full_negotiation_ms_ = 0;  // cache index -> when this rank submitted it (ms)
   std::map<int32_t, Group> groups_;  // background thread only
+  std::unique_ptr<Autotuner> autotuner_;  // rank 0 with autotune on
+  AutotuneLog autotune_log_;
+  int64_t tuning_bytes_ = 0;  // allreduced this cycle
+  mutable std::mutex tuning_mu_;
+  TuningState tuning_state_;  // under tuning_mu_, for Tuning() on any thread
   Hierarchy hierarchy_;
   std::mutex sets_mu_;
   std::map<int32_t, std::vector<int>> set_members_;  // for checks on the calling thread

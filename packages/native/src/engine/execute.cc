@@ -33,6 +33,7 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   const DataType dtype = response.dtype;
   int64_t total = 0;
   for (const EntryPtr& e : entries) total += NumElements(e->request.shape);
+  tuning_bytes_ += total * static_cast<int64_t>(DataTypeSize(dtype));
 
   if (dtype == DataType::kFloat16) {
     std::vector<float> staging(static_cast<size_t>(total));

@@ -115,6 +115,7 @@ std::vector<char> Serialize(const ResponseList& list) {
   w.Str(list.abort_message);
   w.Pod<int32_t>(list.abort_rank);
   w.Pod<uint8_t>(list.quiet ? 1 : 0);
+  w.Str(list.tuning);
   w.Pod<uint32_t>(static_cast<uint32_t>(list.responses.size()));
   for (const Response& r : list.responses) {
     w.Pod<uint8_t>(static_cast<uint8_t>(r.type));
@@ -142,6 +143,7 @@ ResponseList ParseResponseList(const std::vector<char>& bytes) {
   list.abort_message = rd.Str();
   list.abort_rank = rd.Pod<int32_t>();
   list.quiet = rd.Pod<uint8_t>() != 0;
+  list.tuning = rd.Str();
   uint32_t n = rd.Pod<uint32_t>();
   for (uint32_t i = 0; i < n; ++i) {
     Response r;

@@ -58,6 +58,8 @@ struct ResponseList {
   int32_t abort_rank = -1;
   // No rank sent a request this cycle, so the next cycle is paced by the cycle time.
   bool quiet = false;
+  // Rank 0's tuning vote (autotune.h) while it autotunes, for cycles negotiated without a vote.
+  std::string tuning;
 };
 
 class WireError : public std::runtime_error {

@@ -1,8 +1,10 @@
 // Negotiation, once per cycle. Steady state (every request's name already cached with the same
 // parameters) costs one allreduce of a vote vector: a header byte for "someone needs the full
-// path" and "someone sent something", then one byte per cache entry (CacheVote, reduced by
-// minimum). Anything else (new names, changed parameters, joins, shutdown, set changes) also
-// goes through the coordinator's gather of full requests, which keeps its mismatch checks.
+// path" and "someone sent something", rank 0's autotuned parameters, then one byte per cache
+// entry (CacheVote, reduced by minimum). Anything else (new names, changed parameters, joins,
+// shutdown, set changes) also goes through the coordinator's gather of full requests, which keeps
+// its mismatch checks.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -16,7 +18,9 @@ constexpr size_t kQuietByte = 1;     // 0 when some rank sent a request this cyc
 // 0 while rank 0 writes a timeline: every name is then negotiated in full, so the timeline
 // shows each negotiation as Horovod's does, and nothing new is cached.
 constexpr size_t kCacheOnByte = 2;
-constexpr size_t kVoteHeader = 3;
+// Rank 0's autotuned parameters (autotune.h); every other rank writes 0xFF there.
+constexpr size_t kTuningBytes = 3;
+constexpr size_t kVoteHeader = kTuningBytes + kTuningVoteBytes;
 // A cached request still unmatched after this long is sent in full, so the coordinator's stall
 // inspector sees it and names the ranks that never submitted it.
 constexpr int64_t kHitPatienceMs = 1000;
@@ -72,6 +76,8 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
   votes[kNeedFullByte] = need_full ? 0 : 1;
   votes[kQuietByte] = requests.empty() ? 1 : 0;
   votes[kCacheOnByte] = timeline_.active() ? 0 : 1;
+  const TuningVote tuning = OwnTuningVote();
+  std::copy(tuning.begin(), tuning.end(), votes.begin() + kTuningBytes);
   return votes;
 }
 
@@ -83,6 +89,7 @@ ResponseList Engine::Negotiate(RequestList mine) {
   connection_.transport->Allreduce(votes.data(), static_cast<int64_t>(votes.size()),
                                    DataType::kUint8, ReduceOp::kMin);
   const bool cache_on = votes[kCacheOnByte] != 0;
+  AdoptTuning(votes.data() + kTuningBytes);
   std::vector<Response> ready;
   bool evicted = false;
   for (size_t i = 0; i < cache_.size(); ++i) {
@@ -136,11 +143,18 @@ ResponseList Engine::NegotiateFully(RequestList mine) {
   if (config_.rank == 0) {
     std::vector<RequestList> lists;
     for (const auto& bytes : all) lists.push_back(ParseRequestList(bytes));
-    out = Serialize(coordinator_->Compute(lists, NowMs()));
+    // The coordinator fuses with the parameters every rank adopts from this list below.
+    const TuningVote tuning = OwnTuningVote();
+    AdoptTuning(tuning.data());
+    ResponseList computed = coordinator_->Compute(lists, NowMs());
+    if (autotuner_) computed.tuning.assign(tuning.begin(), tuning.end());
+    out = Serialize(computed);
     std::string warning = coordinator_->TakeWarning();
     if (!warning.empty()) std::fprintf(stderr, "Kolo WARNING: %s\n", warning.c_str());
   }
-  return ParseResponseList(t.BroadcastFromRoot(std::move(out)));
+  ResponseList list = ParseResponseList(t.BroadcastFromRoot(std::move(out)));
+  if (list.tuning.size() == kTuningVoteBytes) AdoptTuning(list.tuning.data());
+  return list;
 }
 
 }  // namespace kolo
