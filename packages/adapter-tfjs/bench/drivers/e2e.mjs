@@ -1,5 +1,5 @@
 // Driver of `npm run bench -- e2e [--batch 32] [--steps 20] [--rounds 10] [--np 2]
-// [--transport gloo]`: issue #9's end-to-end targets on examples/tfjs-mnist's model.
+// [--transport shm]`: issue #9's end-to-end targets on examples/tfjs-mnist's model.
 //   (a) -np 1: median step time with the plain tfjs Adam vs DistributedOptimizer(Adam), both in
 //       one process, steps in alternation: overhead target <= 3%.
 //   (b) samples/s of 1 worker vs --np workers at the same per-worker batch, both with
@@ -25,7 +25,7 @@ export async function main(argv) {
       steps: { type: 'string', default: '20' },
       rounds: { type: 'string', default: '10' },
       np: { type: 'string', default: '2' },
-      transport: { type: 'string', default: 'gloo' },
+      transport: { type: 'string', default: 'shm' },
     },
   });
   const env = { KOLO_BENCH_BATCH: values.batch, KOLO_BENCH_STEPS: values.steps, KOLO_BENCH_ROUNDS: values.rounds };
