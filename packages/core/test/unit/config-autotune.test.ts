@@ -3,18 +3,10 @@ import { NotInitializedError, currentTuning, init, resolveConfig, shutdown } fro
 import { setBindingForTesting } from '../../src/runtime/binding-source.js';
 import { useCleanEnv } from './clean-env.js';
 import { createFakeBinding } from './fake-binding.js';
+import { message } from './thrown-message.js';
 
 const single = { KOLO_RANK: '0', KOLO_SIZE: '1', KOLO_STORE_PATH: '/tmp/kolo-autotune' };
 const autotune = (options: object, env: Record<string, string>) => resolveConfig(options, { ...single, ...env }).engine.autotune;
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('autotune configuration', () => {
   it("is off by default, with Horovod's sample counts and nothing held fixed", () => {

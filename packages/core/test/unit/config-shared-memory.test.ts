@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve-config.js';
+import { message } from './thrown-message.js';
 
 const kolo = { KOLO_RANK: '0', KOLO_SIZE: '2', KOLO_STORE_ADDR: '127.0.0.1', KOLO_STORE_PORT: '29400' };
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('sharedMemory: option > KOLO_SHM > on', () => {
   it('is on by default', () => {

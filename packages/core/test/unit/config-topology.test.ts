@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve-config.js';
 import { detectLauncher } from '../../src/config/launcher-env.js';
+import { message } from './thrown-message.js';
 
 const kolo = {
   KOLO_RANK: '1',
@@ -8,15 +9,6 @@ const kolo = {
   KOLO_STORE_ADDR: '10.0.0.1',
   KOLO_STORE_PORT: '29400',
 };
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('topology', () => {
   it('detects launchers in order kolo, horovod, mpi, torchrun', () => {

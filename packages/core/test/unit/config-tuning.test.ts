@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/resolve-config.js';
+import { message } from './thrown-message.js';
 
 const kolo = {
   KOLO_RANK: '1',
@@ -7,15 +8,6 @@ const kolo = {
   KOLO_STORE_ADDR: '10.0.0.1',
   KOLO_STORE_PORT: '29400',
 };
-
-function message(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
   it('uses Horovod-compatible defaults', () => {
