@@ -210,18 +210,23 @@ void Engine::Loop() {
   }
 }
 
+// One cycle on a caller's thread (cycle_mu_ held). A failure ends the loop; Run reports it
+// (naming the failed rank) and fails every entry, the caller's included.
+void Engine::CallerCycle() {
+  try {
+    if (!RunCycle()) loop_over_ = true;
+  } catch (...) {
+    caller_failure_ = std::current_exception();
+    loop_over_ = true;
+  }
+}
+
 void Engine::DriveUntil(const std::function<bool()>& done) {
   drivers_.fetch_add(1);
   while (!done()) {
     std::unique_lock<std::mutex> lock(cycle_mu_);
     if (loop_over_ || !caller_may_drive_ || done()) break;
-    try {
-      if (!RunCycle()) loop_over_ = true;
-    } catch (...) {
-      // Run reports it (naming the failed rank) and fails every entry, this caller's included.
-      caller_failure_ = std::current_exception();
-      loop_over_ = true;
-    }
+    CallerCycle();
     if (loop_over_) {
       lock.unlock();
       Wake();
@@ -237,12 +242,7 @@ bool Engine::TryDriveOnce() {
   std::unique_lock<std::mutex> lock(cycle_mu_, std::try_to_lock);
   if (!lock.owns_lock() || loop_over_ || !caller_may_drive_ || !queue_.HasUnsent()) return false;
   if (!connection_.transport->PeersWaiting()) return false;
-  try {
-    if (!RunCycle()) loop_over_ = true;
-  } catch (...) {
-    caller_failure_ = std::current_exception();
-    loop_over_ = true;
-  }
+  CallerCycle();
   lock.unlock();
   if (loop_over_ || queue_.InFlight() > 0) Wake();
   return true;

@@ -140,6 +140,7 @@ class Engine {
  private:
   void Run();
   void Loop();
+  void CallerCycle();
   bool RunCycle();
   void WaitForWork();
   ResponseList Negotiate(RequestList mine);
