@@ -67,11 +67,12 @@ function mappedShm(): Set<string> {
 }
 
 /**
- * /dev/shm files that appeared during the job and are still there a second later with no live
- * process mapping them: leaked. (Other engineers' jobs create short-lived segments meanwhile.)
+ * This job's /dev/shm files (named after kolorun's `tag`) that appeared during the job and are
+ * still there a second later with no live process mapping them: leaked. Other jobs running at
+ * the same time (another test's deliberately orphaned segment, say) have other tags.
  */
-async function leakedShm(before: Set<string>): Promise<string[]> {
-  const fresh = (): string[] => readdirSync('/dev/shm').filter((f) => !before.has(f));
+async function leakedShm(before: Set<string>, tag: string): Promise<string[]> {
+  const fresh = (): string[] => readdirSync('/dev/shm').filter((f) => !before.has(f) && f.startsWith(`kolo-${tag}-`));
   if (fresh().length === 0) return [];
   await sleep(1000);
   const mapped = mappedShm();
@@ -107,7 +108,12 @@ describe(`fault matrix (seed ${seed})`, () => {
       expect(err.afterMs as number, dump).toBeLessThan(timeoutMs + 10_000);
     }
     expect(pids.filter(groupAlive), dump).toEqual([]);
-    expect(await leakedShm(shmBefore), dump).toEqual([]);
+    const tag = job.results.get('shmTag')?.get(0) as string;
+    expect(tag, dump).toMatch(/^r[0-9a-z]+$/);
+    expect(await leakedShm(shmBefore, tag), dump).toEqual([]);
+    // Every rank attached before the fault, so the engine unlinked the segment itself: kolorun's
+    // sweep (for ranks killed before attaching) finds nothing.
+    expect(job.stderr, dump).not.toContain('shared-memory segment(s) that killed workers left behind');
     expect(readdirSync(jobTmp), dump).toEqual([]);
     rmSync(jobTmp, { recursive: true, force: true });
   });

@@ -11,6 +11,8 @@ const rank = kolo.rank();
 const size = kolo.size();
 const report = (key, value) => console.log(`RESULT ${JSON.stringify({ rank, key, value })}`);
 report('pid', process.pid);
+// kolorun's tag starts the name of every shared-memory segment of this job (see shm-sweep.ts).
+report('shmTag', process.env.KOLO_SHM_TAG);
 
 const step = (i) => {
   const name = `matrix.${i}`;
