@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "engine/engine.h"
+#include "forwarding_transport.h"
 #include "memory_store.h"
 #include "transport/shm_transport.h"
 
@@ -21,33 +22,16 @@ constexpr int64_t kTensorFloats = 256 * 1024;  // 1 MiB
 constexpr int kTensors = 6;
 
 // Forwards to a real transport and records the element count of every float allreduce.
-class RecordingTransport : public Transport {
+class RecordingTransport : public ForwardingTransport {
  public:
   RecordingTransport(std::unique_ptr<Transport> inner, std::vector<int64_t>* sizes)
-      : inner_(std::move(inner)), sizes_(sizes) {}
-  TransportCapabilities Capabilities() const override { return inner_->Capabilities(); }
-  std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override {
-    return inner_->GatherToRoot(mine);
-  }
-  std::vector<char> BroadcastFromRoot(std::vector<char> data) override {
-    return inner_->BroadcastFromRoot(std::move(data));
-  }
+      : ForwardingTransport(std::move(inner)), sizes_(sizes) {}
   void Allreduce(void* d, int64_t n, DataType t, ReduceOp op) override {
     if (t == DataType::kFloat32) sizes_->push_back(n);
-    inner_->Allreduce(d, n, t, op);
+    ForwardingTransport::Allreduce(d, n, t, op);
   }
-  void Allgatherv(const void* in, void* out, const std::vector<size_t>& c, size_t e) override {
-    inner_->Allgatherv(in, out, c, e);
-  }
-  void Broadcast(void* d, size_t b, int root) override { inner_->Broadcast(d, b, root); }
-  void Alltoallv(const void* in, const std::vector<int64_t>& s, void* out,
-                 const std::vector<int64_t>& r, size_t e) override {
-    inner_->Alltoallv(in, s, out, r, e);
-  }
-  void Barrier() override { inner_->Barrier(); }
 
  private:
-  std::unique_ptr<Transport> inner_;
   std::vector<int64_t>* sizes_;
 };
 

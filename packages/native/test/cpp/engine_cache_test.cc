@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "engine/engine.h"
+#include "forwarding_transport.h"
 #include "memory_store.h"
 #include "transport/shm_transport.h"
 
@@ -17,31 +18,16 @@ namespace kolo {
 namespace {
 
 // Forwards to a real transport and counts the coordinator's gathers.
-class CountingTransport : public Transport {
+class CountingTransport : public ForwardingTransport {
  public:
   CountingTransport(std::unique_ptr<Transport> inner, std::atomic<int>* gathers)
-      : inner_(std::move(inner)), gathers_(gathers) {}
-  TransportCapabilities Capabilities() const override { return inner_->Capabilities(); }
+      : ForwardingTransport(std::move(inner)), gathers_(gathers) {}
   std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override {
     ++*gathers_;
-    return inner_->GatherToRoot(mine);
+    return ForwardingTransport::GatherToRoot(mine);
   }
-  std::vector<char> BroadcastFromRoot(std::vector<char> data) override {
-    return inner_->BroadcastFromRoot(std::move(data));
-  }
-  void Allreduce(void* d, int64_t n, DataType t, ReduceOp op) override { inner_->Allreduce(d, n, t, op); }
-  void Allgatherv(const void* in, void* out, const std::vector<size_t>& c, size_t e) override {
-    inner_->Allgatherv(in, out, c, e);
-  }
-  void Broadcast(void* d, size_t b, int root) override { inner_->Broadcast(d, b, root); }
-  void Alltoallv(const void* in, const std::vector<int64_t>& s, void* out,
-                 const std::vector<int64_t>& r, size_t e) override {
-    inner_->Alltoallv(in, s, out, r, e);
-  }
-  void Barrier() override { inner_->Barrier(); }
 
  private:
-  std::unique_ptr<Transport> inner_;
   std::atomic<int>* gathers_;
 };
 

@@ -238,6 +238,22 @@ class FailingTransport : public Transport {
 
 }  // namespace
 
+namespace {
+
+// One owned float allreduce named "doomed" over `v` (a single element), ready to enqueue.
+std::vector<EntryPtr> DoomedAllreduce(float* v) {
+  auto e = std::make_unique<TensorEntry>();
+  e->request = Allreduce("doomed", DataType::kFloat32, 1, ReduceOp::kSum);
+  e->input = v;
+  e->output = v;
+  e->owner = std::make_shared<int>(0);
+  std::vector<EntryPtr> entries;
+  entries.push_back(std::move(e));
+  return entries;
+}
+
+}  // namespace
+
 TEST(EngineFailure, AnOpWhoseTransportCallFailsStillSettlesWithTheFailure) {
   RecordingSink sink;
   EngineConfig config;
@@ -246,14 +262,8 @@ TEST(EngineFailure, AnOpWhoseTransportCallFailsStillSettlesWithTheFailure) {
     c.transport = std::make_unique<FailingTransport>();
     return c;
   }, &sink);
-  auto e = std::make_unique<TensorEntry>();
-  e->request = Allreduce("doomed", DataType::kFloat32, 1, ReduceOp::kSum);
   float v[1] = {1};
-  e->input = v;
-  e->output = v;
-  e->owner = std::make_shared<int>(0);
-  std::vector<EntryPtr> entries;
-  entries.push_back(std::move(e));
+  std::vector<EntryPtr> entries = DoomedAllreduce(v);
   ASSERT_TRUE(engine.Enqueue(std::move(entries)).ok());
   Status s = sink.Wait("doomed");
   EXPECT_EQ(s.code, StatusCode::kCommunication);
@@ -280,14 +290,8 @@ std::pair<Status, std::string> FailInGeneration1(const std::map<std::string, std
     c.transport = std::make_unique<FailingTransport>();
     return c;
   }, &sink);
-  auto e = std::make_unique<TensorEntry>();
-  e->request = Allreduce("doomed", DataType::kFloat32, 1, ReduceOp::kSum);
   float v[1] = {1};
-  e->input = v;
-  e->output = v;
-  e->owner = std::make_shared<int>(0);
-  std::vector<EntryPtr> entries;
-  entries.push_back(std::move(e));
+  std::vector<EntryPtr> entries = DoomedAllreduce(v);
   EXPECT_TRUE(engine.Enqueue(std::move(entries)).ok());
   Status s = sink.Wait("doomed");
   std::string ranks;

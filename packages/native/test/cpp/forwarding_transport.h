@@ -1,0 +1,41 @@
+// A Transport that hands every call to an inner one; tests derive from it to observe one kind
+// of call (count gathers, record allreduce sizes) and override just that method.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "transport/transport.h"
+
+namespace kolo {
+
+class ForwardingTransport : public Transport {
+ public:
+  explicit ForwardingTransport(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
+  TransportCapabilities Capabilities() const override { return inner_->Capabilities(); }
+  std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override {
+    return inner_->GatherToRoot(mine);
+  }
+  std::vector<char> BroadcastFromRoot(std::vector<char> data) override {
+    return inner_->BroadcastFromRoot(std::move(data));
+  }
+  void Allreduce(void* d, int64_t n, DataType t, ReduceOp op) override {
+    inner_->Allreduce(d, n, t, op);
+  }
+  void Allgatherv(const void* in, void* out, const std::vector<size_t>& c, size_t e) override {
+    inner_->Allgatherv(in, out, c, e);
+  }
+  void Broadcast(void* d, size_t b, int root) override { inner_->Broadcast(d, b, root); }
+  void Alltoallv(const void* in, const std::vector<int64_t>& s, void* out,
+                 const std::vector<int64_t>& r, size_t e) override {
+    inner_->Alltoallv(in, s, out, r, e);
+  }
+  void Barrier() override { inner_->Barrier(); }
+  bool PeersWaiting() const override { return inner_->PeersWaiting(); }
+
+ private:
+  std::unique_ptr<Transport> inner_;
+};
+
+}  // namespace kolo
