@@ -2,12 +2,15 @@
  * Compiles the launcher and the store sources it needs into a temporary directory, so the tests
  * run the real `kolorun` as a process without depending on `@kolo/core`'s dist (which other
  * parts of core may keep from building). `@kolo/core` resolves to a shim over the compiled
- * rendezvous folder. Builds are cached by a hash of the sources and are safe to race.
+ * rendezvous folder. Builds are cached inside this checkout (`node_modules/.cache`), keyed by a
+ * hash of the sources, and are safe to race. They must not live in the shared temp directory: a
+ * build there links to the `commander` of whichever checkout made it, and that checkout may be
+ * gone by the time another clone with the same sources reuses it.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,9 +45,11 @@ function layout(dir: string): ScratchBuild {
 
 /** Builds once per source state and returns where the outputs are. */
 export function scratchBuild(): ScratchBuild {
-  const dir = join(tmpdir(), `kolo-launcher-test-${sourceHash()}`);
+  const cache = join(repoRoot, 'node_modules/.cache');
+  mkdirSync(cache, { recursive: true });
+  const dir = join(cache, `kolo-launcher-test-${sourceHash()}`);
   if (existsSync(join(dir, 'ok'))) return layout(dir);
-  const staging = mkdtempSync(join(tmpdir(), 'kolo-launcher-build-'));
+  const staging = mkdtempSync(join(cache, 'kolo-launcher-build-'));
   const tsconfig = {
     extends: join(repoRoot, 'tsconfig.base.json'),
     compilerOptions: {
@@ -71,7 +76,11 @@ export function scratchBuild(): ScratchBuild {
   mkdirSync(shim, { recursive: true });
   writeFileSync(join(shim, 'package.json'), JSON.stringify({ name: '@kolo/core', type: 'module', exports: './index.js' }));
   writeFileSync(join(shim, 'index.js'), "export * from '../../../../core/src/rendezvous/index.js';\n");
-  symlinkSync(join(repoRoot, 'node_modules/commander'), join(staging, 'out/launcher/node_modules/commander'));
+  // commander's exports hide its package.json: take its folder from the resolved entry point.
+  const entry = createRequire(join(packages, 'launcher/package.json')).resolve('commander');
+  const marker = join('node_modules', 'commander');
+  const commander = entry.slice(0, entry.lastIndexOf(marker) + marker.length);
+  symlinkSync(commander, join(staging, 'out/launcher/node_modules/commander'));
   writeFileSync(join(staging, 'ok'), '');
   try {
     renameSync(staging, dir);
