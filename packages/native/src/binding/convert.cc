@@ -2,6 +2,7 @@
 #include <string>
 
 #include "binding/job.h"
+#include "engine/kernels.h"
 
 namespace kolo {
 namespace {
@@ -355,7 +356,7 @@ Napi::Value JobResults(Napi::Env env, Job& job) {
       if (t == RequestType::kAllgather || t == RequestType::kAlltoall ||
           t == RequestType::kReducescatter) {
         Napi::ArrayBuffer buf = Napi::ArrayBuffer::New(env, e->result.size());
-        if (!e->result.empty()) std::memcpy(buf.Data(), e->result.data(), e->result.size());
+        if (!e->result.empty()) CopyBytes(buf.Data(), e->result.data(), e->result.size());
         r.Set("data", buf);
       }
       if (!e->result_splits.empty()) {

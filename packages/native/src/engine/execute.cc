@@ -59,12 +59,17 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   const size_t esize = DataTypeSize(dtype);
   if (entries.size() == 1) {
     TensorEntry& e = *entries[0];
-    if (e.output != e.input) std::memcpy(e.output, e.input, static_cast<size_t>(total) * esize);
-    ScaleBuffer(e.output, total, dtype, response.prescale);
+    const void* in = e.input;
+    if (response.prescale != 1.0) {
+      if (e.output != e.input) CopyBytes(e.output, e.input, static_cast<size_t>(total) * esize);
+      ScaleBuffer(e.output, total, dtype, response.prescale);
+      in = e.output;
+    }
+    // The transport reads the input where it lies (no copy to the output first) and applies
+    // the postscale as it reduces.
     Phase(entries, AllreduceActivity(g));
-    GroupAllreduce(g, e.output, total, dtype, op);
+    GroupAllreduceInto(g, in, e.output, total, dtype, op, post);
     PhaseEnd(entries);
-    ScaleBuffer(e.output, total, dtype, post);
     return;
   }
   const size_t bytes = static_cast<size_t>(total) * esize;
@@ -74,20 +79,19 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   size_t offset = 0;
   for (const EntryPtr& e : entries) {
     size_t n = static_cast<size_t>(NumElements(e->request.shape)) * esize;
-    std::memcpy(buf + offset, e->input, n);
+    CopyBytes(buf + offset, e->input, n);
     offset += n;
   }
   PhaseEnd(entries);
   ScaleBuffer(buf, total, dtype, response.prescale);
   Phase(entries, AllreduceActivity(g));
-  GroupAllreduce(g, buf, total, dtype, op);
+  GroupAllreduceInto(g, buf, buf, total, dtype, op, post);
   PhaseEnd(entries);
-  ScaleBuffer(buf, total, dtype, post);
   Phase(entries, "MEMCPY_OUT_FUSION_BUFFER");
   offset = 0;
   for (const EntryPtr& e : entries) {
     size_t n = static_cast<size_t>(NumElements(e->request.shape)) * esize;
-    std::memcpy(e->output, buf + offset, n);
+    CopyBytes(e->output, buf + offset, n);
     offset += n;
   }
   PhaseEnd(entries);
@@ -111,7 +115,7 @@ void Engine::ExecuteBroadcast(Group& g, TensorEntry& entry, const Response& resp
   const size_t bytes =
       static_cast<size_t>(NumElements(entry.request.shape)) * DataTypeSize(response.dtype);
   if (config_.rank == response.root && entry.output != entry.input) {
-    std::memcpy(entry.output, entry.input, bytes);
+    CopyBytes(entry.output, entry.input, bytes);
   }
   // Roots are global ranks; the transport numbers the set's members from 0.
   const int root = static_cast<int>(
@@ -147,7 +151,7 @@ void Engine::ExecuteReducescatter(Group& g, TensorEntry& entry, const Response& 
   const int64_t total = NumElements(entry.request.shape);
   const size_t esize = DataTypeSize(response.dtype);
   std::vector<char> whole(static_cast<size_t>(total) * esize);
-  std::memcpy(whole.data(), entry.input, whole.size());
+  CopyBytes(whole.data(), entry.input, whole.size());
   EntryPtr scratch = std::make_unique<TensorEntry>();
   scratch->request = entry.request;
   scratch->input = whole.data();

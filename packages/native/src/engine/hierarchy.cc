@@ -57,4 +57,17 @@ void Engine::GroupAllreduce(Group& g, void* data, int64_t count, DataType dtype,
   hierarchy_.local.transport->Broadcast(data, bytes, 0);
 }
 
+// out = allreduce(in) * postscale. Without hierarchy the transport does it in one pass (the shm
+// transport reads `in` where it lies and scales only its share); with it, in place as above.
+void Engine::GroupAllreduceInto(Group& g, const void* in, void* out, int64_t count, DataType dtype,
+                                ReduceOp op, double postscale) {
+  if (!hierarchy_.enabled || &g != &groups_.at(0)) {
+    g.transport->AllreduceInto(in, out, count, dtype, op, postscale);
+    return;
+  }
+  if (out != in) CopyBytes(out, in, static_cast<size_t>(count) * DataTypeSize(dtype));
+  GroupAllreduce(g, out, count, dtype, op);
+  ScaleBuffer(out, count, dtype, postscale);
+}
+
 }  // namespace kolo

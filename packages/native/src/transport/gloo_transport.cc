@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/kernels.h"
+
 namespace kolo {
 namespace {
 
@@ -200,10 +202,10 @@ void GlooTransport::DirectAllreduce(void* data, int64_t count, DataType dtype, R
   }
   for (int p = 0; p < size - 1; ++p) mine->waitSend(options_.timeout);
   for (auto& r : recvs) r->waitRecv(options_.timeout);
-  std::memcpy(exchange_.data() + me * bytes, data, bytes);
+  CopyBytes(exchange_.data() + me * bytes, data, bytes);
   char* acc = exchange_.data();
   for (int p = 1; p < size; ++p) fn(acc, acc, exchange_.data() + p * bytes, count);
-  std::memcpy(data, acc, bytes);
+  CopyBytes(data, acc, bytes);
 }
 
 void GlooTransport::Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) {

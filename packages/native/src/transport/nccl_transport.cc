@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cstring>
+
+#include "engine/kernels.h"
 #include <thread>
 #endif
 
@@ -271,7 +273,7 @@ struct NcclTransport::Impl {
   // its largest transfer first, so the buffer never moves under an in-flight copy.
   void Upload(char* pinned, const void* src, char* device_dst, size_t bytes) {
     if (bytes == 0) return;
-    std::memcpy(pinned, src, bytes);
+    CopyBytes(pinned, src, bytes);
     Cuda(cudaMemcpyAsync(device_dst, pinned, bytes, cudaMemcpyHostToDevice, stream),
          "cudaMemcpyAsync to the device");
   }
@@ -283,7 +285,7 @@ struct NcclTransport::Impl {
            "cudaMemcpyAsync to the host");
     }
     Wait(what);
-    if (bytes > 0) std::memcpy(dst, pinned, bytes);
+    if (bytes > 0) CopyBytes(dst, pinned, bytes);
   }
 };
 

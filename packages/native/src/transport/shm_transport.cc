@@ -51,20 +51,20 @@ std::vector<std::vector<char>> ShmTransport::Exchange(const std::vector<char>& m
   for (int round = 0;; ++round) {
     const size_t head = round == 0 ? sizeof(uint64_t) : 0;
     char* in = ch.Input(rank_);
-    if (round == 0) std::memcpy(in, &my_len, sizeof my_len);
+    if (round == 0) CopyBytes(in, &my_len, sizeof my_len);
     if (offset < my_len) {
-      std::memcpy(in + head, mine.data() + offset, std::min<size_t>(my_len - offset, slot - head));
+      CopyBytes(in + head, mine.data() + offset, std::min<size_t>(my_len - offset, slot - head));
     }
     ch.Sync(what);
     for (int r = 0; r < size_; ++r) {
       const char* peer = ch.Input(r);
       if (round == 0) {
-        std::memcpy(&lens[r], peer, sizeof(uint64_t));
+        CopyBytes(&lens[r], peer, sizeof(uint64_t));
         longest = std::max(longest, lens[r]);
         if (keep(r)) out[r].resize(lens[r]);
       }
       if (keep(r) && offset < lens[r]) {
-        std::memcpy(out[r].data() + offset, peer + head,
+        CopyBytes(out[r].data() + offset, peer + head,
                     std::min<size_t>(lens[r] - offset, slot - head));
       }
     }
@@ -90,35 +90,50 @@ std::vector<char> ShmTransport::BroadcastFromRoot(std::vector<char> data) {
 }
 
 void ShmTransport::Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) {
-  if (count == 0 || size_ == 1) return;
+  AllreduceInto(data, data, count, dtype, op, 1.0);
+}
+
+void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataType dtype,
+                                 ReduceOp op, double postscale) {
+  if (count == 0) return;
   const size_t esize = DataTypeSize(dtype);
+  if (size_ == 1) {
+    if (out != in) CopyBytes(out, in, static_cast<size_t>(count) * esize);
+    ScaleBuffer(out, count, dtype, postscale);
+    return;
+  }
   const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
-  char* bytes = static_cast<char*>(data);
+  const char* src = static_cast<const char*>(in);
+  char* dst = static_cast<char*>(out);
   for (int64_t start = 0; start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
-    char* chunk = bytes + static_cast<size_t>(start) * esize;
+    const size_t at = static_cast<size_t>(start) * esize;
     if (static_cast<size_t>(n) * esize <= direct_bytes_) {
-      DirectRound(chunk, n, dtype, op);
+      DirectRound(src + at, dst + at, n, dtype, op, postscale);
     } else {
-      ScatterGatherRound(chunk, n, dtype, op);
+      ScatterGatherRound(src + at, dst + at, n, dtype, op, postscale);
     }
   }
 }
 
 // Every rank reduces all contributions in rank order, so results are bitwise identical.
-void ShmTransport::DirectRound(char* data, int64_t count, DataType dtype, ReduceOp op) {
+void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataType dtype,
+                               ReduceOp op, double postscale) {
   ShmChannel& ch = *channel_;
-  std::memcpy(ch.Input(rank_), data, static_cast<size_t>(count) * DataTypeSize(dtype));
+  CopyBytes(ch.Input(rank_), in, static_cast<size_t>(count) * DataTypeSize(dtype));
   ch.Sync("allreduce");
-  ReduceBuffers(data, ch.Input(0), ch.Input(1), count, dtype, op);
-  for (int r = 2; r < size_; ++r) ReduceBuffers(data, data, ch.Input(r), count, dtype, op);
+  ReduceBuffers(out, ch.Input(0), ch.Input(1), count, dtype, op);
+  for (int r = 2; r < size_; ++r) ReduceBuffers(out, out, ch.Input(r), count, dtype, op);
+  ScaleBuffer(out, count, dtype, postscale);
   ch.Advance();
 }
 
-// Rank r reduces its share of every rank's input; after the second barrier every rank copies
-// the other shares out. A rank's own share is read from its own buffer rather than published,
-// and the other ranks' shares are all it copies out.
-void ShmTransport::ScatterGatherRound(char* data, int64_t count, DataType dtype, ReduceOp op) {
+// Rank r reduces (and scales) its share of every rank's input; after the second barrier every
+// rank copies the other shares out. A rank reads its own share from its input rather than
+// publishing it, and copies out only the other ranks' shares. `out` may be `in`: `in` is read
+// only before this rank writes `out`.
+void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, DataType dtype,
+                                      ReduceOp op, double postscale) {
   ShmChannel& ch = *channel_;
   const size_t esize = DataTypeSize(dtype);
   auto [begin, end] = Share(count, size_, rank_, esize);
@@ -126,27 +141,30 @@ void ShmTransport::ScatterGatherRound(char* data, int64_t count, DataType dtype,
   const size_t mine_bytes = static_cast<size_t>(end - begin) * esize;
   const size_t total = static_cast<size_t>(count) * esize;
   // Publish everything except this rank's share: [0, mine_off) and [mine_off + mine_bytes, total).
-  char* in = ch.Input(rank_);
-  std::memcpy(in, data, mine_off);
-  std::memcpy(in + mine_off + mine_bytes, data + mine_off + mine_bytes,
-              total - mine_off - mine_bytes);
+  char* published = ch.Input(rank_);
+  CopyBytes(published, in, mine_off);
+  CopyBytes(published + mine_off + mine_bytes, in + mine_off + mine_bytes,
+            total - mine_off - mine_bytes);
   ch.Sync("allreduce");
   if (end > begin) {
     // Contributions in rank order, so the result does not depend on which rank reduces it.
     auto contribution = [&](int r) -> const char* {
-      return r == rank_ ? data + mine_off : ch.Input(r) + mine_off;
+      return r == rank_ ? in + mine_off : ch.Input(r) + mine_off;
     };
-    char* out = ch.Result(rank_) + mine_off;
-    ReduceBuffers(out, contribution(0), contribution(1), end - begin, dtype, op);
-    for (int r = 2; r < size_; ++r) ReduceBuffers(out, out, contribution(r), end - begin, dtype, op);
-    std::memcpy(data + mine_off, out, mine_bytes);
+    char* reduced = ch.Result(rank_) + mine_off;
+    ReduceBuffers(reduced, contribution(0), contribution(1), end - begin, dtype, op);
+    for (int r = 2; r < size_; ++r) {
+      ReduceBuffers(reduced, reduced, contribution(r), end - begin, dtype, op);
+    }
+    ScaleBuffer(reduced, end - begin, dtype, postscale);
+    CopyBytes(out + mine_off, reduced, mine_bytes);
   }
   ch.Sync("allreduce");
   for (int r = 0; r < size_; ++r) {
     auto [b, e] = Share(count, size_, r, esize);
     if (r == rank_ || e <= b) continue;
     const size_t off = static_cast<size_t>(b) * esize;
-    std::memcpy(data + off, ch.Result(r) + off, static_cast<size_t>(e - b) * esize);
+    CopyBytes(out + off, ch.Result(r) + off, static_cast<size_t>(e - b) * esize);
   }
   ch.Advance();
 }
@@ -170,12 +188,12 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
   in = out + offsets[rank_];  // the input may alias the output; read our part from there
   for (size_t done = 0; done < longest; done += slot) {
     if (done < bytes[rank_]) {
-      std::memcpy(ch.Input(rank_), in + done, std::min(slot, bytes[rank_] - done));
+      CopyBytes(ch.Input(rank_), in + done, std::min(slot, bytes[rank_] - done));
     }
     ch.Sync("allgather");
     for (int r = 0; r < size_; ++r) {
       if (r == rank_ || done >= bytes[r]) continue;
-      std::memcpy(out + offsets[r] + done, ch.Input(r), std::min(slot, bytes[r] - done));
+      CopyBytes(out + offsets[r] + done, ch.Input(r), std::min(slot, bytes[r] - done));
     }
     ch.Advance();
   }
@@ -187,9 +205,9 @@ void ShmTransport::Broadcast(void* data, size_t bytes, int root) {
   char* p = static_cast<char*>(data);
   for (size_t done = 0; done < bytes; done += slot) {
     const size_t n = std::min(slot, bytes - done);
-    if (rank_ == root) std::memcpy(ch.Input(root), p + done, n);
+    if (rank_ == root) CopyBytes(ch.Input(root), p + done, n);
     ch.Sync("broadcast");
-    if (rank_ != root) std::memcpy(p + done, ch.Input(root), n);
+    if (rank_ != root) CopyBytes(p + done, ch.Input(root), n);
     ch.Advance();
   }
 }
@@ -201,7 +219,7 @@ void ShmTransport::Alltoallv(const void* input, const std::vector<int64_t>& send
                              size_t element_size) {
   ShmChannel& ch = *channel_;
   const size_t n = static_cast<size_t>(size_);
-  std::memcpy(ch.Input(rank_), send_counts.data(), n * sizeof(int64_t));
+  CopyBytes(ch.Input(rank_), send_counts.data(), n * sizeof(int64_t));
   ch.Sync("alltoall");
   size_t longest = 0;
   for (int r = 0; r < size_; ++r) {
@@ -221,20 +239,20 @@ void ShmTransport::Alltoallv(const void* input, const std::vector<int64_t>& send
   const char* in = static_cast<const char*>(input);
   char* out = static_cast<char*>(output);
   const size_t mine = send_off[rank_ + 1] - send_off[rank_];
-  if (mine > 0) std::memcpy(out + recv_off[rank_], in + send_off[rank_], mine);
+  if (mine > 0) CopyBytes(out + recv_off[rank_], in + send_off[rank_], mine);
   const size_t region = ch.slot_bytes() / n / kCacheLine * kCacheLine;
   for (size_t done = 0; done < longest; done += region) {
     for (size_t j = 0; j < n; ++j) {
       const size_t len = send_off[j + 1] - send_off[j];
       if (static_cast<int>(j) == rank_ || done >= len) continue;
-      std::memcpy(ch.Input(rank_) + j * region, in + send_off[j] + done,
+      CopyBytes(ch.Input(rank_) + j * region, in + send_off[j] + done,
                   std::min(region, len - done));
     }
     ch.Sync("alltoall");
     for (size_t r = 0; r < n; ++r) {
       const size_t len = recv_off[r + 1] - recv_off[r];
       if (static_cast<int>(r) == rank_ || done >= len) continue;
-      std::memcpy(out + recv_off[r] + done, ch.Input(static_cast<int>(r)) + rank_ * region,
+      CopyBytes(out + recv_off[r] + done, ch.Input(static_cast<int>(r)) + rank_ * region,
                   std::min(region, len - done));
     }
     ch.Advance();

@@ -21,6 +21,8 @@ class ShmTransport : public Transport {
   std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override;
   std::vector<char> BroadcastFromRoot(std::vector<char> data) override;
   void Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) override;
+  void AllreduceInto(const void* in, void* out, int64_t count, DataType dtype, ReduceOp op,
+                     double postscale) override;
   void Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
                   size_t element_size) override;
   void Broadcast(void* data, size_t bytes, int root) override;
@@ -30,8 +32,10 @@ class ShmTransport : public Transport {
   bool PeersWaiting() const override { return channel_->PeersAhead(); }
 
  private:
-  void DirectRound(char* data, int64_t count, DataType dtype, ReduceOp op);
-  void ScatterGatherRound(char* data, int64_t count, DataType dtype, ReduceOp op);
+  void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
+                   double postscale);
+  void ScatterGatherRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
+                          double postscale);
   // Every rank publishes a byte string; `keep(r)` says whose strings this rank keeps.
   template <typename Keep>
   std::vector<std::vector<char>> Exchange(const std::vector<char>& mine, bool publish, Keep keep,

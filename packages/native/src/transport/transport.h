@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/common.h"
+#include "engine/kernels.h"
 
 namespace kolo {
 
@@ -44,6 +45,15 @@ class Transport {
 
   // Data plane. `op` is never average (the engine turns it into sum + postscale).
   virtual void Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) = 0;
+  // out = allreduce(in) * postscale; `out` may be `in`, and `in` is only read. A transport that
+  // can read the input where it lies and scale its share while reducing overrides this; the
+  // default copies, reduces in place and scales the whole buffer.
+  virtual void AllreduceInto(const void* in, void* out, int64_t count, DataType dtype,
+                             ReduceOp op, double postscale) {
+    if (out != in) CopyBytes(out, in, static_cast<size_t>(count) * DataTypeSize(dtype));
+    Allreduce(out, count, dtype, op);
+    ScaleBuffer(out, count, dtype, postscale);
+  }
   virtual void Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
                           size_t element_size) = 0;
   virtual void Broadcast(void* data, size_t bytes, int root) = 0;

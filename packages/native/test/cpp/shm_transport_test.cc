@@ -192,6 +192,32 @@ TEST_P(ShmOps, DefaultSlotsHandleAMultiRoundAllreduce) {
   });
 }
 
+// AllreduceInto reads the input where it lies, writes a separate output and scales each rank's
+// share as it reduces: the input is left as it was, and the output is exact (postscale 0.25 and
+// sums of small integers are exact in float32).
+TEST_P(ShmOps, AllreduceIntoLeavesTheInputAndScalesTheResult) {
+  const int n = size();
+  for (int64_t count : kCounts) {
+    RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
+      std::vector<float> in(static_cast<size_t>(count)), out(static_cast<size_t>(count), -1.0f);
+      for (int64_t i = 0; i < count; ++i) in[i] = static_cast<float>((r + 1) * (i % 13));
+      const std::vector<float> before = in;
+      t.AllreduceInto(in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, 0.25);
+      ASSERT_EQ(in, before) << "rank " << r;
+      for (int64_t i = 0; i < count; ++i) {
+        ASSERT_EQ(out[i], static_cast<float>(n * (n + 1) / 2 * (i % 13)) * 0.25f)
+            << "rank " << r << " element " << i << " of " << count;
+      }
+      // In place, as the engine's fused path calls it.
+      t.AllreduceInto(in.data(), in.data(), count, DataType::kFloat32, ReduceOp::kSum, 0.5);
+      for (int64_t i = 0; i < count; ++i) {
+        ASSERT_EQ(in[i], static_cast<float>(n * (n + 1) / 2 * (i % 13)) * 0.5f)
+            << "rank " << r << " element " << i << " of " << count;
+      }
+    });
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, ShmOps, ::testing::Values(2, 3, 4));
 
 }  // namespace

@@ -1,0 +1,49 @@
+// The shared-memory transport alone, without the engine or JS: one ShmTransport per thread,
+// float32 sum allreduce at 4 KiB to 64 MiB, median time per op on rank 0 (every op starts after
+// a barrier, as in mpi_allreduce.c). Shows what the engine and the binding add on top.
+//   build/tests/Release/kolo_shm_bench [ranks=2] [max_bytes=67108864]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "shm_test_util.h"
+
+int main(int argc, char** argv) {
+  using namespace kolo;
+  const int size = argc > 1 ? std::atoi(argv[1]) : 2;
+  const size_t max_bytes = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : (64u << 20);
+  const std::string prefix = "kolo-bench-" + std::to_string(::getpid());
+  std::printf("# shm transport alone: %d ranks (threads), float32 sum\n", size);
+  std::printf("#%11s %10s %10s %8s\n", "size(B)", "time(us)", "busbw", "#wrong");
+  RunRanks(size, [&](int r) { return TestShmOptions(r, size, prefix); },
+           [&](ShmTransport& t, int rank) {
+             for (size_t bytes = 4096; bytes <= max_bytes; bytes *= 4) {
+               const int64_t count = static_cast<int64_t>(bytes / 4);
+               std::vector<float> data(static_cast<size_t>(count));
+               const int iters = static_cast<int>(std::max<size_t>(5, std::min<size_t>(200, (512u << 20) / bytes)));
+               std::vector<double> times;
+               for (int i = 0; i <= iters; ++i) {
+                 std::fill(data.begin(), data.end(), static_cast<float>(rank + 1));
+                 t.Barrier();
+                 const auto t0 = std::chrono::steady_clock::now();
+                 t.Allreduce(data.data(), count, DataType::kFloat32, ReduceOp::kSum);
+                 const auto t1 = std::chrono::steady_clock::now();
+                 if (i > 0) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+               }
+               std::sort(times.begin(), times.end());
+               const double us = times[times.size() / 2];
+               const float want = static_cast<float>(size * (size + 1) / 2);
+               int64_t wrong = 0;
+               for (float v : data) wrong += v != want;
+               const double busbw = bytes / 1e3 / us * 2.0 * (size - 1) / size;
+               if (rank == 0) std::printf(" %11zu %10.1f %10.2f %8lld\n", bytes, us, busbw, static_cast<long long>(wrong));
+             }
+           });
+  return 0;
+}
