@@ -38,17 +38,18 @@ export function* step<T>(plan: Plan<T>): Steps<T> {
 }
 
 /**
- * Calls of one JS turn that capture the caller's stack up front (a few microseconds each, most of
- * an async call's cost); later ones in the turn (a loop over 200 gradients) rely on V8's async
- * stack trace instead, which names the function that awaits the call.
+ * With `callerStacks` on, the calls of one JS turn that capture the caller's stack up front
+ * (about 20 µs each: V8 walks and translates the optimized frames); later ones in the turn (a
+ * loop over 200 gradients) rely on V8's async stack trace, as every call does by default.
  */
 const eagerStacksPerTurn = 8;
 
 /**
  * Runs steps on the engine without blocking. The first step is prepared synchronously, so
- * argument errors throw at the call; engine rejections become KoloErrors with the caller's stack
- * (captured now for the first calls of a JS turn; for later ones, the async frames of whoever
- * awaits the result). Each step's requests join the current turn's batch (see RequestQueue).
+ * argument errors throw at the call; engine rejections become KoloErrors whose stack is V8's
+ * async stack (the functions awaiting the call), or, with `callerStacks` on, the caller's stack
+ * captured now for the first calls of a JS turn. Each step's requests join the current turn's
+ * batch (see RequestQueue).
  *
  * @example
  * ```ts
@@ -57,7 +58,10 @@ const eagerStacksPerTurn = 8;
  */
 export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
   const first = steps.next();
-  const eager = context.stack === undefined && context.running.queue.length < eagerStacksPerTurn;
+  const eager =
+    context.stack === undefined &&
+    context.running.config.callerStacks &&
+    context.running.queue.length < eagerStacksPerTurn;
   return drive(first, steps, eager ? { ...context, stack: stackAbove(runAsync) } : context);
 }
 

@@ -8,7 +8,7 @@ import { launcherStore, type StorePlan } from './launcher-store.js';
 import { resolveJobId } from './resolve-job-id.js';
 import { resolveTopology } from './resolve-topology.js';
 import { resolveTuning } from './resolve-tuning.js';
-import { resolveDiagnostics } from './resolve-diagnostics.js';
+import { resolveCallerStacks, resolveDiagnostics } from './resolve-diagnostics.js';
 import { resolveAutotune } from './resolve-autotune.js';
 import { resolveGpuDevice, resolveHierarchical, resolveSharedMemory, resolveTransport } from './resolve-transport.js';
 import { failureKeyPrefix } from '../elastic/assignment.js';
@@ -43,6 +43,8 @@ export interface ResolvedConfig extends Omit<StorePlan, 'store'> {
   readonly launcher: LauncherKind;
   /** The job id in store keys. */
   readonly jobId: string;
+  /** Async calls capture the caller's stack up front (see `ConfigOptions.callerStacks`). */
+  readonly callerStacks: boolean;
 }
 
 /**
@@ -89,5 +91,5 @@ export function resolveConfig(
     storePrefix: elastic > 0 ? `kolo/${jobId}/elastic${elastic}` : `kolo/${jobId}/gen${generation}`,
     failureKeyPrefix: failureKeyPrefix(elastic),
   };
-  return { ...plan, engine, launcher, jobId };
+  return { ...plan, engine, launcher, jobId, callerStacks: resolveCallerStacks(checked, env) };
 }

@@ -57,3 +57,17 @@ export function resolveDiagnostics(options: ConfigOptions, env: Env): Diagnostic
     timelineMarkCycles: marks ? expectBoolean(marks.value, marks.name) : flag(env, ['KOLO_TIMELINE_MARK_CYCLES', 'HOROVOD_TIMELINE_MARK_CYCLES']),
   };
 }
+
+/**
+ * Whether async calls capture the caller's stack up front: the `callerStacks` option >
+ * `KOLO_CALLER_STACKS` (> 0 turns it on) > off.
+ *
+ * @example
+ * ```ts
+ * resolveCallerStacks({}, { KOLO_CALLER_STACKS: '1' }); // true
+ * ```
+ */
+export function resolveCallerStacks(options: ConfigOptions, env: Env): boolean {
+  const option = optionField(options, 'callerStacks');
+  return option ? expectBoolean(option.value, option.name) : flag(env, ['KOLO_CALLER_STACKS']);
+}

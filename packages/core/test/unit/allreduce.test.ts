@@ -10,7 +10,7 @@ const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
 
 /** A fake engine of `size` mirrored ranks (every peer submits what this rank submits). */
 async function start(
-  topology: { rank: number; size: number } = { rank: 0, size: 1 },
+  topology: { rank: number; size: number; callerStacks?: boolean } = { rank: 0, size: 1 },
 ): Promise<FakeBinding> {
   const binding = createFakeBinding();
   await init({ binding, store, ...topology });
@@ -132,15 +132,17 @@ describe('allreduce', () => {
     expect(binding.calls).toHaveLength(0);
   });
 
-  it('rejects with the mapped error and the caller stack', async () => {
+  const mismatch = () =>
+    nativeError(
+      'KOLO_MISMATCH',
+      'Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [3], but another rank sent a tensor of shape [4].',
+    );
+
+  it('rejects with the mapped error and the async stack of the function awaiting it', async () => {
     const binding = await start({ rank: 1, size: 2 });
-    binding.failWith = () =>
-      nativeError(
-        'KOLO_MISMATCH',
-        'Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [3], but another rank sent a tensor of shape [4].',
-      );
+    binding.failWith = mismatch;
     async function trainStep() {
-      return allreduce(new Float32Array(3), { name: 'w' });
+      return await allreduce(new Float32Array(3), { name: 'w' });
     }
     const error = (await trainStep().catch((e: unknown) => e)) as MismatchError;
     expect(MismatchError.isInstance(error)).toBe(true);
@@ -149,7 +151,18 @@ describe('allreduce', () => {
         "but another rank sent a tensor of shape [4]. Every rank must submit 'w' with the same dtype, shape, op, root and scale factors.",
     );
     expect([error.rank, error.opName]).toEqual([1, 'w']);
-    expect(error.stack).toContain('trainStep');
-    expect(error.stack).toContain('allreduce.test.ts');
+    expect(error.stack?.split('\n')[1]).toMatch(/^ {4}at (async )?trainStep \(.*allreduce\.test\.ts:\d+:\d+\)$/);
+  });
+
+  it('with callerStacks, rejects with the stack of the call site even when nothing awaits it there', async () => {
+    const binding = await start({ rank: 1, size: 2, callerStacks: true });
+    binding.failWith = mismatch;
+    function trainStep() {
+      return allreduce(new Float32Array(3), { name: 'w' });
+    }
+    const error = (await trainStep().catch((e: unknown) => e)) as MismatchError;
+    expect([MismatchError.isInstance(error), error.rank, error.opName]).toEqual([true, 1, 'w']);
+    expect(error.stack?.split('\n')[1]).toMatch(/^ {4}at allreduce \(.*allreduce\.ts:\d+:\d+\)$/);
+    expect(error.stack?.split('\n')[2]).toMatch(/^ {4}at trainStep \(.*allreduce\.test\.ts:\d+:\d+\)$/);
   });
 });
