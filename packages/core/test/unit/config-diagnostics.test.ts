@@ -34,4 +34,11 @@ describe('stall inspector and timeline configuration', () => {
     expect(() => pick({}, { HOROVOD_STALL_CHECK_TIME_SECONDS: 'soon' })).toThrow('HOROVOD_STALL_CHECK_TIME_SECONDS');
     expect(() => pick({ timelineMarkCycles: 'yes' }, {})).toThrow('Expected a boolean for timelineMarkCycles but received');
   });
+
+  it('captures caller stacks only when asked: the option, then KOLO_CALLER_STACKS', () => {
+    const stacks = (options: object, env: Record<string, string>) => resolveConfig(options, { ...single, ...env }).callerStacks;
+    expect([stacks({}, {}), stacks({}, { KOLO_CALLER_STACKS: '1' }), stacks({}, { KOLO_CALLER_STACKS: '0' })]).toEqual([false, true, false]);
+    expect(stacks({ callerStacks: false }, { KOLO_CALLER_STACKS: '1' })).toBe(false);
+    expect(() => stacks({ callerStacks: 1 }, {})).toThrow('Expected a boolean for callerStacks but received 1');
+  });
 });
