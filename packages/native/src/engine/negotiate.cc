@@ -44,11 +44,10 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
   for (const Request& r : requests) {
     bool changed = false;
     std::optional<size_t> hit;
-    if (ResponseCache::Cacheable(r)) {
-      hit = cache_.Lookup(r, &changed);
-    } else if (auto index = cache_.IndexOf(r.name)) {
-      changed = true;  // e.g. a cached allreduce name reused in a group or a process set
-    }
+    // A request the cache does not take (a group member, a process set's) is negotiated in
+    // full and leaves any entry under its name alone: evicting it would make a group that
+    // repeats every step evict and re-insert all its members each time.
+    if (ResponseCache::Cacheable(r)) hit = cache_.Lookup(r, &changed);
     if (hit) {
       pending_hits_.emplace(*hit, now_ms);
       continue;
