@@ -138,6 +138,34 @@ TEST_F(EngineCache, RepeatedNamesSkipTheCoordinatorsGather) {
   for (int r = 0; r < 3; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
 }
 
+// A request the cache does not take (here a group member) under a cached name is negotiated in
+// full and leaves the entry alone: the ungrouped request that follows is still a cache hit.
+TEST_F(EngineCache, AGroupMemberUnderACachedNameLeavesTheEntryCached) {
+  Start(2);
+  auto run = [&](Request req, float base) {
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_TRUE(Submit(r, req, std::vector<float>(4, base + static_cast<float>(r))).ok());
+    }
+    for (int r = 0; r < 2; ++r) {
+      auto [entry, status] = sinks_[r]->Wait(req.name);
+      ASSERT_TRUE(status.ok()) << status.message;
+      const float* out = static_cast<const float*>(entry->output);
+      for (int i = 0; i < 4; ++i) ASSERT_EQ(out[i], 2 * base + 1);
+    }
+  };
+  run(Allreduce("w", {4}), 1);  // negotiated in full, then cached
+  run(Allreduce("w", {4}), 2);  // a cache hit
+  Request member = Allreduce("w", {4});
+  member.group = "g";
+  member.group_size = 1;
+  for (int r = 0; r < 2; ++r) gathers_[r] = 0;
+  run(member, 3);
+  for (int r = 0; r < 2; ++r) EXPECT_GT(gathers_[r].load(), 0) << "rank " << r;
+  for (int r = 0; r < 2; ++r) gathers_[r] = 0;
+  run(Allreduce("w", {4}), 4);
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
+}
+
 TEST_F(EngineCache, AChangedShapeOnOneRankStillFailsWithTheExactMismatchOnEveryRank) {
   Start(2);
   for (int step = 0; step < 3; ++step) {
