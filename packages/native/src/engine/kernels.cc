@@ -29,7 +29,8 @@ __attribute__((target("avx2"))) void CopyAvx2(char* dst, const char* src, size_t
   if (i < bytes) std::memcpy(dst + i, src + i, bytes - i);
 }
 
-const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+// __builtin_cpu_init first: this runs as a static initializer, possibly before libgcc's own.
+const bool kHasAvx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
 #endif
 
 template <typename T>
