@@ -3,7 +3,8 @@
 // Loops over mixed collectives with a `pause-ms` sleep between iterations. Rank 0 decides, and
 // broadcasts with each iteration, whether to take a sample and whether to go on, so that every rank
 // samples at the same iteration and all run the same number. A sample is a full GC on every rank
-// and one `SOAK mem {json}` line per rank: process.memoryUsage() and open descriptors.
+// and one `SOAK mem {json}` line per rank: process.memoryUsage() and open descriptors (see
+// descriptors() for how a descriptor open for a moment is told from a leaked one).
 import { readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import * as kolo from '@kolo/core';
@@ -18,10 +19,25 @@ async function collect() {
   globalThis.gc();
 }
 
-/** One sample line: memory in bytes, descriptors (this count includes the directory being read). */
-function report(rank, n, iterations, seconds) {
+/**
+ * Open descriptors, the smallest of three counts 5 ms apart (each includes the directory being
+ * read). The engine thread opens /proc/<pid>/stat for a moment when it checks that a slow peer
+ * is still alive; a count taken just then is one high although nothing leaked. A leaked
+ * descriptor stays open through all three counts.
+ */
+async function descriptors() {
+  let fewest = Infinity;
+  for (let i = 0; i < 3; i += 1) {
+    if (i > 0) await sleep(5);
+    fewest = Math.min(fewest, readdirSync('/proc/self/fd').length);
+  }
+  return fewest;
+}
+
+/** One sample line: memory in bytes and open descriptors. */
+async function report(rank, n, iterations, seconds) {
   const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-  const fds = readdirSync('/proc/self/fd').length;
+  const fds = await descriptors();
   const load1 = loadavg()[0];
   console.log(`SOAK mem ${JSON.stringify({ rank, n, iterations, seconds, rss, heapUsed, heapTotal, external, arrayBuffers, fds, load1 })}`);
 }
@@ -64,7 +80,7 @@ for (let more = true; more; ) {
     // A late sample does not shift the schedule, and a long stall does not cause a burst.
     while (nextSample <= now) nextSample += intervalSeconds * 1000;
     await collect();
-    report(rank, n, i, (Date.now() - start) / 1000);
+    await report(rank, n, i, (Date.now() - start) / 1000);
   }
   more = goOn;
   await sleep(pauseMs);
