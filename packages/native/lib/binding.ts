@@ -133,6 +133,13 @@ export interface NativeEngineConfig {
   readonly timelineMarkCycles: boolean;
   /** The autotuner; absent means off. */
   readonly autotune?: NativeAutotuneConfig;
+  /**
+   * Let the JS thread run negotiation cycles itself (a blocking call, or async calls whose peers
+   * already wait) instead of handing them to the engine thread; default true. Must be false
+   * when this process hosts the rendezvous store on its JS event loop: a cycle that adds a
+   * process set waits on the store, which that blocked loop would never answer.
+   */
+  readonly callerCycles?: boolean;
 }
 
 /** One request to the engine. Buffers stay pinned until the request completes. */

@@ -4,6 +4,7 @@ import { authKey } from './store-auth.js';
 import { StoreConnection } from './store-connection.js';
 import { STORE_LIMITS } from './store-protocol.js';
 import { StoreState } from './store-state.js';
+import { countStoreServer } from './served-here.js';
 
 /** Options of {@link StoreServer.listen}. */
 export interface StoreServerOptions {
@@ -43,6 +44,7 @@ export interface StoreWaitOptions {
 export class StoreServer {
   private readonly state = new StoreState();
   private readonly connections = new Set<StoreConnection>();
+  private closed = false;
 
   private constructor(private readonly server: Server) {}
 
@@ -77,6 +79,7 @@ export class StoreServer {
     });
     // Errors after listen belong to single sockets, which handle their own.
     netServer.on('error', () => {});
+    countStoreServer(1);
     return store;
   }
 
@@ -164,6 +167,8 @@ export class StoreServer {
    * ```
    */
   async close(): Promise<void> {
+    if (!this.closed) countStoreServer(-1);
+    this.closed = true;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const connection of this.connections) connection.destroy();
     this.connections.clear();

@@ -9,6 +9,7 @@ import { RequestQueue } from './request-queue.js';
 import { runtimeState, type Session } from './runtime-state.js';
 import { stableKey } from './stable-key.js';
 import { provideStore } from './store-host.js';
+import { storeServedHere } from '../rendezvous/served-here.js';
 
 /**
  * Options of {@link init}: the configuration, plus an optional binding.
@@ -73,7 +74,9 @@ export function init(options: InitOptions = {}): Promise<void> {
     let release = async (): Promise<void> => {};
     try {
       release = session.release = await provideStore(config);
-      const engine = await binding.startEngine(config.engine);
+      // A store served by this process's event loop (torchrun's rank 0, a tcp:// rendezvous)
+      // rules out cycles on the JS thread; see storeServedHere.
+      const engine = await binding.startEngine({ ...config.engine, callerCycles: !storeServedHere() });
       session.running = { binding, engine, config, counters: new Map(), queue: new RequestQueue(engine) };
       if (session.phase === 'starting') session.phase = 'running';
     } catch (error) {

@@ -65,6 +65,7 @@ describe('init and shutdown', () => {
       store,
       cycleTimeMs: 2,
       fusionThresholdBytes: 134217728,
+      callerCycles: true,
     });
     expect(binding.started[0]?.storePrefix).toMatch(/^kolo\/local\/gen\d+$/);
   });
@@ -146,6 +147,8 @@ describe('init and shutdown', () => {
       secret: `torchrun:127.0.0.1:${masterPort}:`,
     });
     expect(await canConnect(masterPort + 1)).toBe(true);
+    // The store runs on this process's event loop, so no cycle may block the JS thread on it.
+    expect(binding.started[0]?.callerCycles).toBe(false);
     await shutdown();
     expect(await canConnect(masterPort + 1)).toBe(false);
   });

@@ -145,6 +145,7 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   ec.stall.check_ms = IntField(config, "stallCheckMs", 60000);
   ec.stall.shutdown_ms = IntField(config, "stallShutdownMs", 0);
   ec.timeline_path = StringField(config, "timelinePath");
+  if (Napi::Value v = config.Get("callerCycles"); !v.IsUndefined()) ec.caller_cycles = v.ToBoolean();
   if (std::string prefix = StringField(config, "failureKeyPrefix"); !prefix.empty()) {
     ec.failure_key_prefix = prefix;
   }

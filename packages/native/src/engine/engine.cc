@@ -152,7 +152,7 @@ void Engine::Run() {
     if (hierarchy_.local.transport) any_thread = any_thread && hierarchy_.local.transport->Capabilities().any_thread;
     if (hierarchy_.cross.transport) any_thread = any_thread && hierarchy_.cross.transport->Capabilities().any_thread;
   }
-  caller_may_drive_ = any_thread;
+  caller_may_drive_ = any_thread && config_.caller_cycles;
   cycle_lock.unlock();
   sink_->Started(Status::Ok());
 

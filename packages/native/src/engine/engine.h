@@ -50,6 +50,10 @@ struct EngineConfig {
   std::string failure_key_prefix = "kolo/";
   // Rank 0 searches the fusion threshold and cycle time; every rank applies its choice.
   AutotuneConfig autotune;
+  // Callers may run cycles on their own thread (DriveUntil, TryDriveOnce). Off when the caller's
+  // thread also serves the rendezvous store: a cycle that connects a new process set waits on
+  // the store, which that thread could then never answer.
+  bool caller_cycles = true;
 };
 
 // The coordinator ended the job (a stall past its shutdown time).
