@@ -37,26 +37,12 @@ std::optional<size_t> ResponseCache::IndexOf(const std::string& name) const {
   return it->second;
 }
 
-void ResponseCache::Insert(const Response& response, size_t i, std::optional<Request> mine) {
-  const std::string& name = response.names[i];
+void ResponseCache::Insert(const Response& single, std::optional<Request> mine) {
+  const std::string& name = single.names[0];
   if (by_name_.count(name) != 0) return;
   if (free_.empty() && entries_.size() >= capacity_) return;
   Entry e;
-  // Field by field: copying the whole response first would copy every name of a fused one.
-  Response& r = e.response;
-  r.type = response.type;
-  r.names = {name};
-  r.sizes = {response.sizes[i]};
-  r.dtype = response.dtype;
-  r.reduce_op = response.reduce_op;
-  r.prescale = response.prescale;
-  r.postscale = response.postscale;
-  r.root = response.root;
-  r.splits = response.splits;
-  r.last_joined_rank = response.last_joined_rank;
-  r.process_set = response.process_set;
-  r.error_code = response.error_code;
-  r.error_message = response.error_message;
+  e.response = single;
   e.mine = std::move(mine);
   size_t index = entries_.size();
   if (!free_.empty()) {

@@ -38,8 +38,13 @@ class ResponseCache {
   // a name (absent on a rank that has joined). Identical calls on every rank.
   template <typename Find>
   void Insert(const Response& response, Find mine) {
+    // One copy of the response's fields for all its names (not one per name, which would copy
+    // every name of a fused response each time); each entry gets its own name and size.
+    Response single = response;
     for (size_t i = 0; i < response.names.size(); ++i) {
-      Insert(response, i, mine(response.names[i]));
+      single.names = {response.names[i]};
+      single.sizes = {response.sizes[i]};
+      Insert(single, mine(response.names[i]));
     }
   }
   void Evict(size_t index);
@@ -55,7 +60,8 @@ class ResponseCache {
     std::optional<Request> mine;
     bool live = true;
   };
-  void Insert(const Response& response, size_t i, std::optional<Request> mine);
+  // Caches `single`, a response of one name.
+  void Insert(const Response& single, std::optional<Request> mine);
 
   size_t capacity_;
   std::vector<Entry> entries_;  // evicted entries stay as tombstones so indices never move
