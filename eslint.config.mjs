@@ -41,7 +41,7 @@ const boundaryRules = Object.entries(allowed).map(([pkg, ok]) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/build/**', '**/node_modules/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/build/**', '**/node_modules/**', '**/*.d.ts', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

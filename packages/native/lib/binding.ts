@@ -140,6 +140,13 @@ export interface NativeEngineConfig {
    * process set waits on the store, which that blocked loop would never answer.
    */
   readonly callerCycles?: boolean;
+  /**
+   * Microseconds an async call's turn waits, after queueing its requests, for every other rank
+   * to queue theirs (shared-memory transport only), so that each rank runs the cycle on its JS
+   * thread instead of handing it to the engine thread and back; 0 hands it off at once unless
+   * every peer already waits. Default 50.
+   */
+  readonly callerSpinUs?: number;
 }
 
 /** One request to the engine. Buffers stay pinned until the request completes. */

@@ -36,6 +36,12 @@ export interface ConfigOptions {
   readonly fusionThresholdBytes?: number;
   /** Response-cache entries (names agreed by a one-byte vote once negotiated); 0 disables it. */
   readonly cacheCapacity?: number;
+  /**
+   * Microseconds the end of a JS turn that queued async calls waits for the other ranks to
+   * queue theirs (shared memory on one host), so each runs the cycle on its own JS thread
+   * without a hand-off to the engine thread; 0 hands off at once. Default 50.
+   */
+  readonly callerSpinUs?: number;
   /** How long a rendezvous or a collective may wait for peers before failing. */
   readonly timeoutMs?: number;
   /** Warn about tensors some ranks submitted and others did not after this long; 0 disables. */
@@ -110,6 +116,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'cycleTimeMs',
   'fusionThresholdBytes',
   'cacheCapacity',
+  'callerSpinUs',
   'timeoutMs',
   'stallCheckTimeMs',
   'stallShutdownTimeMs',

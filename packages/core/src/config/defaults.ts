@@ -13,6 +13,8 @@ export const configDefaults = {
   fusionThresholdBytes: 128 * 1024 * 1024,
   /** Horovod's `HOROVOD_CACHE_CAPACITY` default. */
   cacheCapacity: 1024,
+  /** Kolo's own: how long a JS turn with async calls waits for the peers' turns (µs). */
+  callerSpinUs: 50,
   /** Horovod's `HOROVOD_GLOO_TIMEOUT_SECONDS` default, 30 s. */
   timeoutMs: 30_000,
   /** Horovod's `HOROVOD_STALL_CHECK_TIME_SECONDS` default, 60 s. */

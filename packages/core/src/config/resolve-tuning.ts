@@ -12,6 +12,7 @@ export interface Tuning {
   readonly cycleTimeMs: number;
   readonly fusionThresholdBytes: number;
   readonly cacheCapacity: number;
+  readonly callerSpinUs: number;
   readonly timeoutMs: number;
   readonly hostname: string;
   readonly iface: string;
@@ -21,6 +22,7 @@ export interface Tuning {
  * Resolves tuning and network settings: options > `KOLO_*` > Horovod names > defaults.
  * `KOLO_CYCLE_TIME`/`HOROVOD_CYCLE_TIME` are milliseconds, `KOLO_FUSION_THRESHOLD`/
  * `HOROVOD_FUSION_THRESHOLD` bytes, `KOLO_CACHE_CAPACITY`/`HOROVOD_CACHE_CAPACITY` entries,
+ * `KOLO_CALLER_SPIN_US` microseconds,
  * `KOLO_TIMEOUT_SECONDS`/`HOROVOD_GLOO_TIMEOUT_SECONDS` seconds.
  *
  * @example
@@ -34,6 +36,7 @@ export function resolveTuning(options: ConfigOptions, env: Env): Tuning {
   const cycle = pick('cycleTimeMs', cycleTimeNames);
   const fusion = pick('fusionThresholdBytes', fusionThresholdNames);
   const cache = pick('cacheCapacity', ['KOLO_CACHE_CAPACITY', 'HOROVOD_CACHE_CAPACITY']);
+  const spin = pick('callerSpinUs', ['KOLO_CALLER_SPIN_US']);
   const timeoutOption = optionField(options, 'timeoutMs');
   const timeoutSeconds = envField(env, ['KOLO_TIMEOUT_SECONDS', 'HOROVOD_GLOO_TIMEOUT_SECONDS']);
   const hostname = pick('hostname', ['KOLO_HOSTNAME', 'HOROVOD_HOSTNAME']);
@@ -44,6 +47,7 @@ export function resolveTuning(options: ConfigOptions, env: Env): Tuning {
       ? toInteger(fusion, { min: 0 })
       : configDefaults.fusionThresholdBytes,
     cacheCapacity: cache ? toInteger(cache, { min: 0 }) : configDefaults.cacheCapacity,
+    callerSpinUs: spin ? toInteger(spin, { min: 0 }) : configDefaults.callerSpinUs,
     timeoutMs: timeoutOption
       ? toInteger(timeoutOption, { min: 1 })
       : timeoutSeconds

@@ -16,6 +16,12 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
       1, 134217728, 1024, 30000,
     ]);
     expect([engine.hostname, engine.iface]).toEqual(['', '']);
+    expect(engine.callerSpinUs).toBe(50);
+  });
+
+  it('takes the caller spin from KOLO_CALLER_SPIN_US, and the option over it', () => {
+    expect(resolveConfig({}, { ...kolo, KOLO_CALLER_SPIN_US: '0' }).engine.callerSpinUs).toBe(0);
+    expect(resolveConfig({ callerSpinUs: 200 }, { ...kolo, KOLO_CALLER_SPIN_US: '0' }).engine.callerSpinUs).toBe(200);
   });
 
   it('reads Horovod names in their units', () => {
@@ -89,6 +95,10 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
     [
       { HOROVOD_CACHE_CAPACITY: 'big' },
       "Expected an integer >= 0 for HOROVOD_CACHE_CAPACITY but received 'big'",
+    ],
+    [
+      { KOLO_CALLER_SPIN_US: '-5' },
+      "Expected an integer >= 0 for KOLO_CALLER_SPIN_US but received '-5'",
     ],
     [
       { KOLO_TIMEOUT_SECONDS: '0' },

@@ -146,6 +146,7 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   ec.stall.shutdown_ms = IntField(config, "stallShutdownMs", 0);
   ec.timeline_path = StringField(config, "timelinePath");
   if (Napi::Value v = config.Get("callerCycles"); !v.IsUndefined()) ec.caller_cycles = v.ToBoolean();
+  ec.caller_spin_us = IntField(config, "callerSpinUs", ec.caller_spin_us);
   if (std::string prefix = StringField(config, "failureKeyPrefix"); !prefix.empty()) {
     ec.failure_key_prefix = prefix;
   }
@@ -326,6 +327,7 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   // As the wake microtask does: when every peer already waits, run the cycle here.
   if (queued && engine_ && !engine_->TryDriveOnce()) engine_->Wake();
   if (failed > 0) settler->fn.Call({failed_indices, failed_outcomes});
+  DeliverInline(env);
   return env.Undefined();
 }
 
@@ -342,6 +344,7 @@ void EngineWrap::ScheduleWake(Napi::Env env) {
           // When every peer already waits for this rank, finish the cycle here instead of
           // handing it to the background thread (whose completions would hop back).
           if (wrap->engine_ && !wrap->engine_->TryDriveOnce()) wrap->engine_->Wake();
+          wrap->DeliverInline(info.Env());
         },
         "wake", this));
   }
@@ -370,6 +373,7 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
     std::lock_guard<std::mutex> lock(job->mu);
     return job->remaining == 0;
   });
+  DeliverInline(env);
   std::unique_lock<std::mutex> lock(job->mu);
   job->cv.wait(lock, [&] { return job->remaining == 0; });
   if (!job->error.ok()) {
@@ -444,7 +448,18 @@ void EngineWrap::EndOfCycle() {
     if (batch_.empty()) return;
     jobs.swap(batch_);
   }
+  if (std::this_thread::get_id() == js_thread_) {
+    for (JobPtr& job : jobs) inline_done_.push_back(std::move(job));
+    return;
+  }
   Send(new Delivery{std::move(jobs), std::nullopt, std::nullopt});
+}
+
+void EngineWrap::DeliverInline(Napi::Env env) {
+  if (inline_done_.empty()) return;
+  auto* delivery = new Delivery{std::move(inline_done_), std::nullopt, std::nullopt};
+  inline_done_.clear();
+  DeliverToJs(env, Napi::Function(), this, delivery);
 }
 
 void EngineWrap::Started(const Status& status) {

@@ -55,6 +55,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value Tuning(const Napi::CallbackInfo& info);
   void ScheduleWake(Napi::Env env);
   void Send(Delivery* delivery);
+  void DeliverInline(Napi::Env env);
   void Hold(Napi::Env env);
   void Release(Napi::Env env);
   void Teardown();
@@ -65,8 +66,14 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   std::vector<JobPtr> batch_;
   bool tsfn_open_ = false;
 
+  // The JS thread, which runs cycles itself in enqueueSync and when every peer is ready.
+  const std::thread::id js_thread_ = std::this_thread::get_id();
+
   // Main thread only.
   int holds_ = 0;
+  // Calls finished by cycles this thread ran, settled before it returns to JS (no hop through
+  // the thread-safe function to itself).
+  std::vector<JobPtr> inline_done_;
   bool stopped_ = false;
   // Why the engine stopped; later requests reject with it (a failure keeps naming its cause).
   Status final_status_ = Status::Error(StatusCode::kShutDown, ShutDownMessage());

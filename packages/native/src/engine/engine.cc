@@ -241,7 +241,24 @@ void Engine::DriveUntil(const std::function<bool()>& done) {
 bool Engine::TryDriveOnce() {
   std::unique_lock<std::mutex> lock(cycle_mu_, std::try_to_lock);
   if (!lock.owns_lock() || loop_over_ || !caller_may_drive_ || !queue_.HasUnsent()) return false;
-  if (!connection_.transport->PeersWaiting()) return false;
+  Transport& t = *connection_.transport;
+  if (!t.PeersWaiting()) {
+    // Announce this cycle and give the peers' callers a moment to announce theirs: a rank that
+    // sees every peer announced (or waiting) runs the cycle here. One that gives up withdraws
+    // and hands the cycle to its background thread, which a peer that already started waits for.
+    if (config_.caller_spin_us <= 0 || !t.AnnounceNext(true)) return false;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(config_.caller_spin_us);
+    bool ready = t.PeersReady();
+    for (int i = 1; !ready && std::chrono::steady_clock::now() < deadline; ++i) {
+      if (i % 32 == 0) std::this_thread::yield();
+      ready = t.PeersReady();
+    }
+    if (!ready) {
+      t.AnnounceNext(false);
+      return false;
+    }
+  }
   CallerCycle();
   lock.unlock();
   if (loop_over_ || queue_.InFlight() > 0) Wake();

@@ -54,6 +54,10 @@ struct EngineConfig {
   // thread also serves the rendezvous store: a cycle that connects a new process set waits on
   // the store, which that thread could then never answer.
   bool caller_cycles = true;
+  // How long a caller that queued requests waits for the other ranks' callers to do the same,
+  // so that every rank runs the cycle on its own thread (no hand-off to the background thread
+  // and back). 0: hand off at once unless every peer already waits.
+  int64_t caller_spin_us = 50;
 };
 
 // The coordinator ended the job (a stall past its shutdown time).

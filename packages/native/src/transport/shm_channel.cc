@@ -29,6 +29,7 @@ struct alignas(64) ShmChannel::Control {
   std::atomic<uint32_t> waiters;  // peers asleep on `arrived`, so arrivals skip futex_wake
   std::atomic<int32_t> pid;
   std::atomic<uint32_t> departed;  // set when this rank's transport is destroyed
+  std::atomic<uint32_t> announced;  // 2 + the epoch its caller is about to leave by Sync, or 0
 };
 
 namespace {
@@ -185,6 +186,20 @@ bool ShmChannel::PeersAhead() const {
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
     if (static_cast<int32_t>(control(r).arrived.load(std::memory_order_acquire) - epoch_) <= 0) return false;
+  }
+  return true;
+}
+
+void ShmChannel::AnnounceNext(bool on) {
+  control(rank_).announced.store(on ? epoch_ + 2 : 0, std::memory_order_release);
+}
+
+bool ShmChannel::PeersReady() const {
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    const Control& c = control(r);
+    const bool ahead = static_cast<int32_t>(c.arrived.load(std::memory_order_acquire) - epoch_) > 0;
+    if (!ahead && c.announced.load(std::memory_order_acquire) != epoch_ + 2) return false;
   }
   return true;
 }

@@ -54,6 +54,10 @@ class ShmChannel {
   void Abort(int failed_rank);
   // Every other rank has already made this rank's next Sync call (it waits there).
   bool PeersAhead() const;
+  // Marks (or clears) this rank as about to make its next Sync call.
+  void AnnounceNext(bool on);
+  // Every other rank has made this rank's next Sync call, or announced it.
+  bool PeersReady() const;
 
  private:
   struct Header;

@@ -30,6 +30,11 @@ class ShmTransport : public Transport {
                  const std::vector<int64_t>& recv_counts, size_t element_size) override;
   void Barrier() override;
   bool PeersWaiting() const override { return channel_->PeersAhead(); }
+  bool AnnounceNext(bool on) override {
+    channel_->AnnounceNext(on);
+    return true;
+  }
+  bool PeersReady() const override { return channel_->PeersReady(); }
 
  private:
   void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,

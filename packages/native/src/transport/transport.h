@@ -65,6 +65,13 @@ class Transport {
   // True when every other rank is already waiting in this rank's next collective, so a caller
   // can run it without blocking on peers. A hint only: false whenever the transport cannot tell.
   virtual bool PeersWaiting() const { return false; }
+  // Tells the other ranks that this rank's caller is about to run its next collective (`on`),
+  // or no longer is; false when the transport cannot. With PeersReady, callers of every rank
+  // that arrive within moments of each other all run it on their own threads instead of
+  // handing it to a background thread.
+  virtual bool AnnounceNext(bool /*on*/) { return false; }
+  // True when every other rank waits in, or has announced, this rank's next collective.
+  virtual bool PeersReady() const { return PeersWaiting(); }
 };
 
 }  // namespace kolo

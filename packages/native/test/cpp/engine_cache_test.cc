@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "engine/engine.h"
 #include "forwarding_transport.h"
@@ -67,6 +68,7 @@ class EngineCache : public ::testing::Test {
       config.rank = r;
       config.size = size;
       config.timeout_ms = 10000;
+      config.caller_spin_us = spin_us_;
       Connector connect = [this, r, size]() {
         ShmOptions o;
         o.rank = r;
@@ -87,7 +89,7 @@ class EngineCache : public ::testing::Test {
     for (auto& e : engines_) e->Join();
   }
   // Submits one allreduce on `rank` whose data lives in `buffers_`.
-  Status Submit(int rank, Request r, std::vector<float> data) {
+  Status Submit(int rank, Request r, std::vector<float> data, bool wake = true) {
     auto& buf = buffers_[{rank, r.name}];
     buf = std::move(data);
     auto e = std::make_unique<TensorEntry>();
@@ -97,10 +99,11 @@ class EngineCache : public ::testing::Test {
     e->owner = std::make_shared<int>(0);
     std::vector<EntryPtr> v;
     v.push_back(std::move(e));
-    return engines_[rank]->Enqueue(std::move(v));
+    return engines_[rank]->Enqueue(std::move(v), wake);
   }
 
   int size_ = 0;
+  int64_t spin_us_ = EngineConfig().caller_spin_us;
   MemoryStore store_;
   std::atomic<int> gathers_[4] = {};
   std::vector<std::unique_ptr<QueueSink>> sinks_;
@@ -191,6 +194,62 @@ TEST_F(EngineCache, AChangedShapeOnOneRankStillFailsWithTheExactMismatchOnEveryR
       ASSERT_TRUE(status.ok()) << status.message;
       EXPECT_EQ(static_cast<const float*>(entry->output)[3], 4.0f);
     }
+  }
+}
+
+// Callers that queue requests at about the same time on every rank all run the cycle on their
+// own threads (TryDriveOnce announces it and waits for the peers' announcements), so none hands
+// it to its background thread. Without the announcement only a caller whose peers already wait
+// in the cycle runs it, about one of the two callers per step. An idle cycle of a background
+// thread can still take a step now and then, hence the margin.
+TEST_F(EngineCache, CallersThatQueueTogetherRunTheCycleOnTheirOwnThreads) {
+  spin_us_ = 5'000'000;
+  Start(2);
+  int drove[2] = {0, 0};
+  for (int step = 0; step < 20; ++step) {
+    std::thread callers[2];
+    for (int r = 0; r < 2; ++r) {
+      callers[r] = std::thread([&, r] {
+        const float value = static_cast<float>(r + step);
+        ASSERT_TRUE(Submit(r, Allreduce("w", {4}), std::vector<float>(4, value), false).ok());
+        if (engines_[r]->TryDriveOnce()) {
+          ++drove[r];
+        } else {
+          engines_[r]->Wake();
+        }
+      });
+    }
+    for (auto& c : callers) c.join();
+    for (int r = 0; r < 2; ++r) {
+      auto [entry, status] = sinks_[r]->Wait("w");
+      ASSERT_TRUE(status.ok()) << status.message;
+      const float* out = static_cast<const float*>(entry->output);
+      for (int i = 0; i < 4; ++i) ASSERT_EQ(out[i], static_cast<float>(1 + 2 * step));
+    }
+  }
+  EXPECT_GE(drove[0] + drove[1], 36) << "rank 0 drove " << drove[0] << ", rank 1 " << drove[1];
+}
+
+// A caller whose peer does not queue within the spin time withdraws its announcement and hands
+// the cycle to its background thread; the late peer's request then completes with it.
+TEST_F(EngineCache, ACallerWhosePeerIsLateHandsTheCycleToItsBackgroundThread) {
+  spin_us_ = 2000;
+  Start(2);
+  // Once both engines are connected (before that, no caller may run a cycle).
+  for (int r = 0; r < 2; ++r) ASSERT_TRUE(Submit(r, Allreduce("up", {1}), {1.0f}).ok());
+  for (int r = 0; r < 2; ++r) ASSERT_TRUE(sinks_[r]->Wait("up").second.ok());
+  ASSERT_TRUE(Submit(0, Allreduce("w", {4}), std::vector<float>(4, 1.0f), false).ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(engines_[0]->TryDriveOnce());
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::microseconds(spin_us_));
+  engines_[0]->Wake();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(Submit(1, Allreduce("w", {4}), std::vector<float>(4, 2.0f)).ok());
+  for (int r = 0; r < 2; ++r) {
+    auto [entry, status] = sinks_[r]->Wait("w");
+    ASSERT_TRUE(status.ok()) << status.message;
+    const float* out = static_cast<const float*>(entry->output);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], 3.0f) << "rank " << r;
   }
 }
 

@@ -33,6 +33,8 @@ class ForwardingTransport : public Transport {
   }
   void Barrier() override { inner_->Barrier(); }
   bool PeersWaiting() const override { return inner_->PeersWaiting(); }
+  bool AnnounceNext(bool on) override { return inner_->AnnounceNext(on); }
+  bool PeersReady() const override { return inner_->PeersReady(); }
 
  private:
   std::unique_ptr<Transport> inner_;
