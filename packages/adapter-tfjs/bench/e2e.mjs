@@ -5,6 +5,9 @@
 // reports the median wall and CPU time (all threads, so the engine's too) of a step of each.
 // KOLO_BENCH_E2E_MODE=throughput: every rank trains with DistributedOptimizer; rank 0 reports
 // samples/s of the whole job (rounds timed between barriers) and its median CPU time per step.
+// KOLO_BENCH_E2E_MODE=independent: the same rounds, but every rank trains with the plain Adam
+// and exchanges nothing (only the barriers around each round): what the machine itself allows
+// N processes of this model, the ceiling of any data-parallel scaling on it.
 import { performance } from 'node:perf_hooks';
 import * as tf from '@tensorflow/tfjs';
 import * as kolo from '@kolo/core';
@@ -30,17 +33,28 @@ function compiled(optimizer) {
   return model;
 }
 
-/** Milliseconds per step over `n` steps of `model`; CPU milliseconds of each step into `cpuMs`. */
-async function train(model, n, cpuMs = []) {
+/**
+ * Milliseconds per step over `n` steps of `model`; CPU milliseconds of each step into `cpuMs`,
+ * wall milliseconds of each into `wallMs`.
+ */
+async function train(model, n, cpuMs = [], wallMs = []) {
   const t0 = performance.now();
   for (let i = 0; i < n; i += 1) {
     const { xs, ys } = batches[i % batches.length];
     const c0 = process.cpuUsage();
+    const w0 = performance.now();
     await model.trainOnBatch(xs, ys);
+    wallMs.push(performance.now() - w0);
     const c = process.cpuUsage(c0);
     cpuMs.push((c.user + c.system) / 1000);
   }
   return (performance.now() - t0) / n;
+}
+
+/** Standard deviation of a non-empty array of numbers. */
+function deviation(values) {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
 }
 
 if (mode === 'overhead') {
@@ -65,18 +79,20 @@ if (mode === 'overhead') {
   row.cpuOverhead = row.distributedCpuMs / row.plainCpuMs - 1;
   if (rank === 0) console.log(`BENCH ${JSON.stringify(row)}`);
 } else {
-  const model = compiled(new DistributedOptimizer(tf.train.adam(0.001 * size)));
+  const optimizer = mode === 'independent' ? tf.train.adam(0.001) : new DistributedOptimizer(tf.train.adam(0.001 * size));
+  const model = compiled(optimizer);
   await train(model, warmup);
   const rates = [];
   const cpuMs = [];
+  const wallMs = [];
   for (let r = 0; r < rounds; r += 1) {
     await kolo.barrier();
     const t0 = performance.now();
-    await train(model, steps, cpuMs);
+    await train(model, steps, cpuMs, wallMs);
     await kolo.barrier();
     rates.push((size * batch * steps) / ((performance.now() - t0) / 1000));
   }
   const samplesPerSec = median(rates);
-  if (rank === 0) console.log(`BENCH ${JSON.stringify({ mode, np: size, batch, samplesPerSec, stepMs: (1000 * size * batch) / samplesPerSec, cpuMs: median(cpuMs) })}`);
+  if (rank === 0) console.log(`BENCH ${JSON.stringify({ mode, np: size, batch, samplesPerSec, stepMs: (1000 * size * batch) / samplesPerSec, cpuMs: median(cpuMs), stepSdMs: deviation(wallMs) })}`);
 }
 await kolo.shutdown();
