@@ -2,6 +2,7 @@
 // size/n), GB = 1e9, busbw = algbw * (n-1)/n.
 // Run through the root script: npm run bench -- allgather [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
+import { warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -16,6 +17,8 @@ if (rank === 0 && !json) {
   console.log(`#${pad('size', 11)}${pad('count', 13)}${pad('type', 9)}${pad('redop', 7)}${pad('time', 11)}${pad('algbw', 8)}${pad('busbw', 8)}${pad('#wrong', 7)}`);
   console.log(`#${pad('(B)', 11)}${pad('(elements)', 13)}${pad('', 9)}${pad('', 7)}${pad('(us)', 11)}${pad('(GB/s)', 8)}${pad('(GB/s)', 8)}${pad('', 7)}`);
 }
+const warm = new Float32Array(256);
+await warmUp(() => kolo.allgather(warm, { name: 'bench.warmup' }));
 let busSum = 0;
 let rows = 0;
 for (let step = minBytes; step <= maxBytes; step *= 4) {

@@ -1,6 +1,7 @@
 // Allreduce bandwidth in nccl-tests' layout (GB = 1e9; busbw = algbw * 2(n-1)/n).
 // Run through the root script: npm run bench -- allreduce [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
+import { warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -17,6 +18,14 @@ if (rank === 0 && process.env.KOLO_BENCH_JSON !== '1') {
   console.log(`#${pad('size', 11)}${pad('count', 13)}${pad('type', 9)}${pad('redop', 7)}${pad('time', 11)}${pad('algbw', 8)}${pad('busbw', 8)}${pad('#wrong', 7)}`);
   console.log(`#${pad('(B)', 11)}${pad('(elements)', 13)}${pad('', 9)}${pad('', 7)}${pad('(us)', 11)}${pad('(GB/s)', 8)}${pad('(GB/s)', 8)}${pad('', 7)}`);
 }
+{
+  const warm = new Float32Array(1024);
+  await warmUp(() =>
+    sync
+      ? kolo.allreduceSync(warm, { op: 'sum', output: warm, name: 'bench.warmup' })
+      : kolo.allreduce(warm, { op: 'sum', output: warm, name: 'bench.warmup' }),
+  );
+}
 let busSum = 0;
 let rows = 0;
 for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
@@ -24,8 +33,8 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
   const data = new Float32Array(count).fill(rank + 1);
   const out = new Float32Array(count);
   // Fewer iterations for large buffers keeps the whole run near a minute on 2 cores.
-  const iters = Math.max(3, Math.min(50, Math.floor((256 * 1024 * 1024) / bytes / 4)));
-  await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
+  const iters = Math.max(5, Math.min(200, Math.floor((256 * 1024 * 1024) / bytes / 4)));
+  for (let i = 0; i < 3; i += 1) await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
   // The median of per-iteration times: one preempted iteration on a shared machine does not move it.
   const times = [];
   for (let i = 0; i < iters; i += 1) {

@@ -2,6 +2,7 @@
 // busbw = algbw.
 // Run through the root script: npm run bench -- broadcast [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
+import { warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -17,6 +18,8 @@ if (rank === 0 && !json) {
   console.log(`#${pad('size', 11)}${pad('count', 13)}${pad('type', 9)}${pad('root', 7)}${pad('time', 11)}${pad('algbw', 8)}${pad('busbw', 8)}${pad('#wrong', 7)}`);
   console.log(`#${pad('(B)', 11)}${pad('(elements)', 13)}${pad('', 9)}${pad('', 7)}${pad('(us)', 11)}${pad('(GB/s)', 8)}${pad('(GB/s)', 8)}${pad('', 7)}`);
 }
+const warm = new Float32Array(1024);
+await warmUp(() => kolo.broadcast(warm, { root, output: warm, name: 'bench.warmup' }));
 let busSum = 0;
 let rows = 0;
 for (let bytes = minBytes; bytes <= maxBytes; bytes *= 4) {

@@ -5,6 +5,7 @@
 // (the driver is drivers/fusion.mjs); KOLO_BENCH_FUSION_TENSORS and KOLO_BENCH_REPS reach here.
 import * as kolo from '@kolo/core';
 import { median, pad } from './drivers/launch.mjs';
+import { warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -15,6 +16,8 @@ const json = process.env.KOLO_BENCH_JSON === '1';
 const elements = 1024;
 
 const submitUs = [];
+const warm = new Float32Array(elements);
+await warmUp(() => kolo.allreduce(warm, { op: 'sum', output: warm, name: 'fusion.warmup' }));
 
 async function timed(fn) {
   await kolo.barrier();
@@ -38,7 +41,7 @@ for (const n of tensorCounts) {
     return all;
   };
   const one = () => kolo.allreduce(big, { op: 'sum', output: bigOut, name: `fusion.one.${n}` });
-  for (let i = 0; i < 2; i += 1) {
+  for (let i = 0; i < 10; i += 1) {
     await many();
     await one();
   }

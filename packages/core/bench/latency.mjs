@@ -6,6 +6,7 @@
 //   context switches per op
 // Run through the root script: npm run bench -- latency [--np 2] [--transport shm,gloo]
 import * as kolo from '@kolo/core';
+import { warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -31,6 +32,8 @@ async function measure(fn, n) {
 
 const small = new Float32Array(1024).fill(rank + 1);
 const smallOut = new Float32Array(1024);
+await warmUp(() => kolo.allreduceSync(small, { op: 'sum', output: smallOut, name: 'lat.sync' }));
+await warmUp(() => kolo.allreduce(small, { op: 'sum', output: smallOut, name: 'lat.async' }));
 const sync = await measure(() => kolo.allreduceSync(small, { op: 'sum', output: smallOut, name: 'lat.sync' }), iters);
 const async_ = await measure(() => kolo.allreduce(small, { op: 'sum', output: smallOut, name: 'lat.async' }), iters);
 const parts = Array.from({ length: 200 }, () => new Float32Array(1024).fill(rank + 1));
