@@ -346,13 +346,20 @@ Napi::Error StatusToError(Napi::Env env, const Status& status) {
   return err;
 }
 
-Napi::Value JobResults(Napi::Env env, Job& job) {
+Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty) {
   Napi::Array results = Napi::Array::New(env, job.done.size());
   for (size_t i = 0; i < job.done.size(); ++i) {
-    Napi::Object r = Napi::Object::New(env);
     TensorEntry* e = job.done[i].get();
+    const RequestType t = e != nullptr ? e->request.type : RequestType::kAllreduce;
+    const bool carries = e != nullptr && (t == RequestType::kAllgather || t == RequestType::kAlltoall ||
+                                          t == RequestType::kReducescatter || t == RequestType::kJoin ||
+                                          !e->result_splits.empty());
+    if (!carries && empty != nullptr) {
+      results.Set(i, Napi::Value(env, empty));
+      continue;
+    }
+    Napi::Object r = Napi::Object::New(env);
     if (e != nullptr) {
-      RequestType t = e->request.type;
       if (t == RequestType::kAllgather || t == RequestType::kAlltoall ||
           t == RequestType::kReducescatter) {
         Napi::ArrayBuffer buf = Napi::ArrayBuffer::New(env, e->result.size());

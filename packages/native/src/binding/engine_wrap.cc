@@ -493,8 +493,18 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     uint32_t count;
   };
   std::vector<Settled> settled;
+  // The result of every entry that carries nothing (allreduce, broadcast, barrier), made once.
+  napi_value empty_result = nullptr;
+  auto empty = [&]() {
+    if (empty_result == nullptr) {
+      Napi::Object o = Napi::Object::New(env);
+      napi_object_freeze(env, o);
+      empty_result = o;
+    }
+    return empty_result;
+  };
   for (JobPtr& job : d->jobs) {
-    Napi::Value outcome = job->error.ok() ? JobResults(env, *job)
+    Napi::Value outcome = job->error.ok() ? JobResults(env, *job, empty())
                                           : StatusToError(env, job->error).Value();
     if (job->settler) {
       auto it = std::find_if(settled.begin(), settled.end(),

@@ -50,8 +50,9 @@ struct Job {
 };
 using JobPtr = std::shared_ptr<Job>;
 
-// Builds the JS result array for a finished job, or the Error to reject with.
-Napi::Value JobResults(Napi::Env env, Job& job);
+// Builds the JS result array for a finished job. A result that carries nothing (an allreduce
+// writes into its output) is `empty` when given: one frozen object that a delivery shares.
+Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty = nullptr);
 Napi::Error StatusToError(Napi::Env env, const Status& status);
 
 // Reads JS request objects into engine entries owned by `job`. Throws Napi::Error (TypeError)

@@ -153,6 +153,7 @@ class Engine {
   void WaitForWork();
   ResponseList Negotiate(RequestList mine);
   ResponseList NegotiateFully(RequestList mine);
+  std::vector<Response> FuseHits(std::vector<size_t> ready);
   std::vector<char> CastVotes(const std::vector<Request>& requests, std::vector<Request>& uncached,
                               int64_t now_ms);
   void Perform(const Response& response);
@@ -200,8 +201,20 @@ class Engine {
   std::chrono::steady_clock::time_point next_cycle_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_store_check_;
   ResponseCache cache_;
-  std::map<size_t, int64_t> pending_hits_;
-  int64_t last_full_negotiation_ms_ = 0;  // cache index -> when this rank submitted it (ms)
+  // Per cache index: when this rank submitted it (ms) while it waits for the other ranks, or
+  // kNotPending; with the number of such entries.
+  static constexpr int64_t kNotPending = -1;
+  std::vector<int64_t> pending_since_;
+  size_t pending_count_ = 0;
+  // The last cycle's cache hits and their fused responses: a training loop submits the same
+  // tensors every step, and then reuses them instead of copying and fusing every response again.
+  struct FusedHits {
+    std::vector<size_t> indices;
+    uint64_t generation = 0;
+    int64_t threshold = -1;
+    std::vector<Response> responses;
+  } last_hits_;
+  int64_t last_full_negotiation_ms_ = 0;
   std::map<int32_t, Group> groups_;  // background thread only
   std::unique_ptr<Autotuner> autotuner_;  // rank 0 with autotune on
   AutotuneLog autotune_log_;

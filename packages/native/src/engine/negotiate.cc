@@ -39,6 +39,7 @@ int64_t NowMs() {
 std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
                                     std::vector<Request>& uncached, int64_t now_ms) {
   std::vector<char> votes(kVoteHeader + cache_.size(), static_cast<char>(CacheVote::kAbsent));
+  if (pending_since_.size() < cache_.size()) pending_since_.resize(cache_.size(), kNotPending);
   auto vote = [&](size_t index, CacheVote v) { votes[kVoteHeader + index] = static_cast<char>(v); };
   std::vector<size_t> stale;
   for (const Request& r : requests) {
@@ -49,7 +50,10 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
     // repeats every step evict and re-insert all its members each time.
     if (ResponseCache::Cacheable(r)) hit = cache_.Lookup(r, &changed);
     if (hit) {
-      pending_hits_.emplace(*hit, now_ms);
+      if (pending_since_[*hit] == kNotPending) {
+        pending_since_[*hit] = now_ms;
+        ++pending_count_;
+      }
       continue;
     }
     if (changed) stale.push_back(*cache_.IndexOf(r.name));
@@ -57,14 +61,17 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
   }
   const int64_t patience =
       config_.stall.check_ms > 0 ? std::min(kHitPatienceMs, config_.stall.check_ms / 2) : kHitPatienceMs;
-  for (const auto& [index, since] : pending_hits_) {
-    vote(index, now_ms - since > patience ? CacheVote::kEvict : CacheVote::kReady);
+  for (size_t i = 0, seen = 0; seen < pending_count_ && i < pending_since_.size(); ++i) {
+    const int64_t since = pending_since_[i];
+    if (since == kNotPending) continue;
+    ++seen;
+    vote(i, now_ms - since > patience ? CacheVote::kEvict : CacheVote::kReady);
   }
   if (joined_) {
     // A joined rank contributes zeros to allreduces and must not hold them up; broadcasts go to
     // the coordinator, which reports that Join does not support them.
     for (size_t i = 0; i < cache_.size(); ++i) {
-      if (!cache_.Live(i) || pending_hits_.count(i) != 0) continue;
+      if (!cache_.Live(i) || pending_since_[i] != kNotPending) continue;
       vote(i, cache_.At(i).type == RequestType::kAllreduce ? CacheVote::kReady : CacheVote::kEvict);
     }
   }
@@ -89,17 +96,24 @@ ResponseList Engine::Negotiate(RequestList mine) {
                                    DataType::kUint8, ReduceOp::kMin);
   const bool cache_on = votes[kCacheOnByte] != 0;
   AdoptTuning(votes.data() + kTuningBytes);
-  std::vector<Response> ready;
+  // Clears entry i's pending mark; true when it had one.
+  auto settle = [&](size_t i) {
+    if (i >= pending_since_.size() || pending_since_[i] == kNotPending) return false;
+    pending_since_[i] = kNotPending;
+    --pending_count_;
+    return true;
+  };
+  std::vector<size_t> ready;
   bool evicted = false;
   for (size_t i = 0; i < cache_.size(); ++i) {
     if (!cache_.Live(i)) continue;
     const auto v = cache_on ? static_cast<CacheVote>(votes[kVoteHeader + i]) : CacheVote::kEvict;
     if (v == CacheVote::kReady) {
-      ready.push_back(cache_.At(i));
-      pending_hits_.erase(i);
+      ready.push_back(i);
+      settle(i);
     } else if (v == CacheVote::kEvict) {
       evicted = true;
-      if (pending_hits_.erase(i) != 0) {
+      if (settle(i)) {
         // Our request goes to the coordinator instead, in this very cycle.
         if (auto r = queue_.Find(cache_.NameAt(i))) {
           r->rank = config_.rank;
@@ -110,7 +124,7 @@ ResponseList Engine::Negotiate(RequestList mine) {
     }
   }
   ResponseList out;
-  out.responses = Coordinator::FuseResponses(std::move(ready), config_.fusion_threshold_bytes);
+  out.responses = FuseHits(std::move(ready));
   out.quiet = votes[kQuietByte] != 0;
   if (votes[kNeedFullByte] != 0 && !evicted) return out;
 
@@ -132,6 +146,24 @@ ResponseList Engine::Negotiate(RequestList mine) {
   out.abort_message = std::move(negotiated.abort_message);
   out.abort_rank = negotiated.abort_rank;
   return out;
+}
+
+// The fused responses of the cache entries `ready` (in index order), as the coordinator would
+// fuse them; the same entries as last time (and no cache change since) reuse last time's.
+std::vector<Response> Engine::FuseHits(std::vector<size_t> ready) {
+  if (ready.empty()) return {};
+  FusedHits& last = last_hits_;
+  if (ready != last.indices || cache_.generation() != last.generation ||
+      config_.fusion_threshold_bytes != last.threshold) {
+    std::vector<Response> responses;
+    responses.reserve(ready.size());
+    for (size_t i : ready) responses.push_back(cache_.At(i));
+    last.responses = Coordinator::FuseResponses(std::move(responses), config_.fusion_threshold_bytes);
+    last.indices = std::move(ready);
+    last.generation = cache_.generation();
+    last.threshold = config_.fusion_threshold_bytes;
+  }
+  return last.responses;
 }
 
 ResponseList Engine::NegotiateFully(RequestList mine) {

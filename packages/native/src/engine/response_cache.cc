@@ -53,6 +53,7 @@ void ResponseCache::Insert(const Response& single, std::optional<Request> mine) 
     entries_.push_back(std::move(e));
   }
   by_name_.emplace(name, index);
+  ++generation_;
 }
 
 void ResponseCache::Evict(size_t index) {
@@ -61,6 +62,7 @@ void ResponseCache::Evict(size_t index) {
   e.live = false;
   by_name_.erase(e.response.names[0]);
   free_.insert(index);
+  ++generation_;
 }
 
 }  // namespace kolo

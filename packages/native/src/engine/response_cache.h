@@ -53,6 +53,9 @@ class ResponseCache {
   const std::string& NameAt(size_t index) const { return entries_[index].response.names[0]; }
   bool Live(size_t index) const { return entries_[index].live; }
   size_t size() const { return entries_.size(); }
+  // Changes whenever an entry is inserted or evicted, so a caller can tell that indices it
+  // remembered still name the same responses.
+  uint64_t generation() const { return generation_; }
 
  private:
   struct Entry {
@@ -64,6 +67,7 @@ class ResponseCache {
   void Insert(const Response& single, std::optional<Request> mine);
 
   size_t capacity_;
+  uint64_t generation_ = 0;
   std::vector<Entry> entries_;  // evicted entries stay as tombstones so indices never move
   std::unordered_map<std::string, size_t> by_name_;
   // Tombstones a later insert reuses, lowest index first: every rank evicts and inserts in the

@@ -12,9 +12,11 @@ std::string DuplicateNameMessage() {
 
 Status TensorQueue::Add(std::vector<EntryPtr> entries) {
   std::lock_guard<std::mutex> lock(mu_);
+  // Names repeated within the call: only a call of several requests (a group) can have them.
   std::unordered_set<std::string> names;
   for (const EntryPtr& e : entries) {
-    if (table_.count(e->request.name) != 0 || !names.insert(e->request.name).second) {
+    if (table_.count(e->request.name) != 0 ||
+        (entries.size() > 1 && !names.insert(e->request.name).second)) {
       return Status::Error(StatusCode::kDuplicateName,
                            DuplicateNameMessage() + " (name: '" + e->request.name + "')");
     }

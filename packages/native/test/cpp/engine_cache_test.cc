@@ -44,9 +44,12 @@ class QueueSink : public CompletionSink {
   void EndOfCycle() override {}
   void Started(const Status&) override {}
   void Stopped(const Status&) override {}
+  // Fails (instead of hanging the test run) when `name` does not finish within 20 s.
   std::pair<EntryPtr, Status> Wait(const std::string& name) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return done_.count(name) != 0; });
+    if (!cv_.wait_for(lock, std::chrono::seconds(20), [&] { return done_.count(name) != 0; })) {
+      return {nullptr, Status::Error(StatusCode::kTimeout, "'" + name + "' did not finish in 20 s")};
+    }
     auto out = std::move(done_[name]);
     done_.erase(name);
     return out;
@@ -195,6 +198,68 @@ TEST_F(EngineCache, AChangedShapeOnOneRankStillFailsWithTheExactMismatchOnEveryR
       EXPECT_EQ(static_cast<const float*>(entry->output)[3], 4.0f);
     }
   }
+}
+
+// Cache hits are fused as the coordinator would fuse them, and a cycle whose hits repeat the
+// last one's reuses its fused responses: a different set of names, a name whose shape changed
+// (evicted and negotiated again) or a new name must each be fused afresh. Every output is
+// checked, so a stale fused response (wrong names or sizes) would show up as a wrong value.
+TEST_F(EngineCache, RepeatedAndChangingSetsOfCachedNamesFuseCorrectly) {
+  Start(2);
+  const std::vector<std::vector<std::pair<std::string, int64_t>>> steps = {
+      {{"a", 4}, {"b", 4}}, {{"a", 4}, {"b", 4}}, {{"a", 4}, {"c", 2}}, {{"a", 4}, {"c", 2}},
+      {{"a", 4}, {"b", 4}, {"c", 2}}, {{"a", 4}, {"b", 4}, {"c", 2}}, {{"a", 4}, {"b", 6}},
+      {{"a", 4}, {"b", 6}}, {{"a", 4}, {"b", 6}, {"d", 3}}, {{"a", 4}, {"b", 6}, {"d", 3}},
+  };
+  for (size_t step = 0; step < steps.size(); ++step) {
+    for (int r = 0; r < 2; ++r) {
+      for (size_t k = 0; k < steps[step].size(); ++k) {
+        const auto& [name, n] = steps[step][k];
+        const float value = static_cast<float>(10 * step + k + r);
+        ASSERT_TRUE(Submit(r, Allreduce(name, {n}), std::vector<float>(n, value)).ok());
+      }
+    }
+    for (int r = 0; r < 2; ++r) {
+      for (size_t k = 0; k < steps[step].size(); ++k) {
+        const auto& [name, n] = steps[step][k];
+        auto [entry, status] = sinks_[r]->Wait(name);
+        ASSERT_TRUE(status.ok()) << "step " << step << " " << name << ": " << status.message;
+        const float* out = static_cast<const float*>(entry->output);
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(out[i], static_cast<float>(2 * (10 * step + k) + 1))
+              << "step " << step << " rank " << r << " " << name << "[" << i << "]";
+        }
+      }
+    }
+  }
+}
+
+// A name evicted by a mismatch is not cached again, so a later name takes over its cache index.
+// The first hit of that new name repeats the index of the last cycle that had hits, and must
+// still run under the new name (a reused fused response would name the old one, whose entry no
+// longer exists).
+TEST_F(EngineCache, ANewNameUnderAnEvictedNamesIndexIsNotMistakenForIt) {
+  Start(2);
+  auto run = [&](const std::string& name, std::vector<int64_t> shape0, std::vector<int64_t> shape1) {
+    std::vector<Status> out;
+    for (int r = 0; r < 2; ++r) {
+      EXPECT_TRUE(Submit(r, Allreduce(name, r == 0 ? shape0 : shape1), std::vector<float>(4, 1.0f + r)).ok());
+    }
+    for (int r = 0; r < 2; ++r) {
+      auto [entry, status] = sinks_[r]->Wait(name);
+      if (status.ok()) {
+        const float* v = static_cast<const float*>(entry->output);
+        for (int i = 0; i < 4; ++i) EXPECT_EQ(v[i], 3.0f) << name << " rank " << r;
+      }
+      out.push_back(status);
+    }
+    return out;
+  };
+  run("x", {4}, {4});  // negotiated in full and cached
+  run("x", {4}, {4});  // a hit: the last cycle with hits
+  for (const Status& s : run("x", {4}, {2, 2})) EXPECT_EQ(s.code, StatusCode::kMismatch);
+  for (const Status& s : run("y", {4}, {4})) EXPECT_TRUE(s.ok()) << s.message;  // cached under x's index
+  for (const Status& s : run("y", {4}, {4})) EXPECT_TRUE(s.ok()) << s.message;
 }
 
 // Callers that queue requests at about the same time on every rank all run the cycle on their
