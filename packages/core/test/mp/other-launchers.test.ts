@@ -16,13 +16,24 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
   return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, out }))));
 }
 
-function freePort(): Promise<number> {
+/** Listens on `port` (0: any) and closes again; resolves with the port, or undefined if taken. */
+function probe(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    const server = createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as { port: number };
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** A free port whose successor is free too (torchrun's MASTER_PORT and Kolo's store above it). */
+async function freePortPair(): Promise<number> {
+  for (;;) {
+    const port = await probe(0);
+    if (port !== undefined && port < 65535 && (await probe(port + 1)) !== undefined) return port;
+  }
 }
 
 describe('workers started by other launchers', () => {
@@ -37,7 +48,7 @@ describe('workers started by other launchers', () => {
 
   it('initializes from torchrun-style variables (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)', async () => {
     // torchrun's agent owns MASTER_PORT; Kolo's store goes on MASTER_PORT + 1, so keep both free.
-    const masterPort = await freePort();
+    const masterPort = await freePortPair();
     const workers = [0, 1].map((rank) =>
       run(process.execPath, [demo], {
         RANK: String(rank),

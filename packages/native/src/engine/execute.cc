@@ -72,6 +72,18 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
     PhaseEnd(entries);
     return;
   }
+  if (response.prescale == 1.0 && !timeline_.active()) {
+    // The transport reads each tensor where it lies and writes each result in place (the
+    // timeline keeps the path below, whose fusion-buffer copies it shows as Horovod does).
+    std::vector<BufferSegment> segments;
+    segments.reserve(entries.size());
+    for (const EntryPtr& e : entries) {
+      segments.push_back({e->input, e->output,
+                          static_cast<size_t>(NumElements(e->request.shape)) * esize});
+    }
+    GroupAllreduceSegments(g, segments, total, dtype, op, post);
+    return;
+  }
   const size_t bytes = static_cast<size_t>(total) * esize;
   if (fusion_buffer_.size() < bytes) fusion_buffer_.resize(bytes);
   char* buf = fusion_buffer_.data();

@@ -59,6 +59,20 @@ void Engine::GroupAllreduce(Group& g, void* data, int64_t count, DataType dtype,
 
 // out = allreduce(in) * postscale. Without hierarchy the transport does it in one pass (the shm
 // transport reads `in` where it lies and scales only its share); with it, in place as above.
+void Engine::GroupAllreduceSegments(Group& g, const std::vector<BufferSegment>& segments,
+                                    int64_t count, DataType dtype, ReduceOp op, double postscale) {
+  if (!hierarchy_.enabled || &g != &groups_.at(0)) {
+    g.transport->AllreduceSegments(segments, count, dtype, op, postscale, fusion_buffer_);
+    return;
+  }
+  // The hierarchical path reduces one contiguous buffer: Horovod's fusion buffer.
+  const size_t bytes = static_cast<size_t>(count) * DataTypeSize(dtype);
+  if (fusion_buffer_.size() < bytes) fusion_buffer_.resize(bytes);
+  GatherSegments(segments, fusion_buffer_.data());
+  GroupAllreduceInto(g, fusion_buffer_.data(), fusion_buffer_.data(), count, dtype, op, postscale);
+  ScatterSegments(segments, fusion_buffer_.data());
+}
+
 void Engine::GroupAllreduceInto(Group& g, const void* in, void* out, int64_t count, DataType dtype,
                                 ReduceOp op, double postscale) {
   if (!hierarchy_.enabled || &g != &groups_.at(0)) {

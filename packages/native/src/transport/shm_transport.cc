@@ -116,6 +116,103 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   }
 }
 
+// The segments of a fused allreduce as one logical buffer: copies between a byte range of it and
+// a contiguous buffer, piece by piece.
+class Segments {
+ public:
+  explicit Segments(const std::vector<BufferSegment>& segments) : segments_(segments) {
+    starts_.reserve(segments.size());
+    size_t at = 0;
+    for (const BufferSegment& s : segments) {
+      starts_.push_back(at);
+      at += s.bytes;
+    }
+  }
+  // Copies bytes [at, at + n) of the inputs to `dst`.
+  void Gather(char* dst, size_t at, size_t n) const {
+    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
+      CopyBytes(dst + (pos - at), static_cast<const char*>(segments_[i].in) + skip, len);
+    });
+  }
+  // Copies `src` to bytes [at, at + n) of the outputs.
+  void Scatter(const char* src, size_t at, size_t n) const {
+    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
+      CopyBytes(static_cast<char*>(segments_[i].out) + skip, src + (pos - at), len);
+    });
+  }
+
+ private:
+  // fn(segment, offset within it, length, logical position) for each piece of [at, at + n).
+  template <typename Fn>
+  void Visit(size_t at, size_t n, Fn fn) const {
+    if (n == 0) return;
+    size_t i = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), at) - starts_.begin()) - 1;
+    const size_t end = at + n;
+    for (size_t pos = at; pos < end; ++i) {
+      const size_t skip = pos - starts_[i];
+      const size_t len = std::min(segments_[i].bytes - skip, end - pos);
+      if (len > 0) fn(i, skip, len, pos);
+      pos += len;
+    }
+  }
+
+  const std::vector<BufferSegment>& segments_;
+  std::vector<size_t> starts_;
+};
+
+void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments, int64_t count,
+                                     DataType dtype, ReduceOp op, double postscale,
+                                     std::vector<char>& scratch) {
+  if (count == 0) return;
+  if (size_ == 1 || segments.size() == 1) {
+    Transport::AllreduceSegments(segments, count, dtype, op, postscale, scratch);
+    return;
+  }
+  const size_t esize = DataTypeSize(dtype);
+  const Segments pieces(segments);
+  const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
+  for (int64_t start = 0; start < count; start += per_round) {
+    const int64_t n = std::min(per_round, count - start);
+    SegmentsRound(pieces, static_cast<size_t>(start) * esize, n, dtype, op, postscale);
+  }
+}
+
+// As DirectRound or ScatterGatherRound, reading the round's inputs from the segments into this
+// rank's slot and writing results straight to the segments' outputs: a fused allreduce then
+// copies no fusion buffer in or out. Each rank publishes its whole round (its own share too, so
+// the reduction reads contiguous slots); a direct round reduces into this rank's result area of
+// the slot, which no peer reads in a direct round.
+void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t count,
+                                 DataType dtype, ReduceOp op, double postscale) {
+  ShmChannel& ch = *channel_;
+  const size_t esize = DataTypeSize(dtype);
+  const size_t total = static_cast<size_t>(count) * esize;
+  segments.Gather(ch.Input(rank_), at, total);
+  ch.Sync("allreduce");
+  auto reduce = [&](size_t off, int64_t n) {
+    char* reduced = ch.Result(rank_) + off;
+    ReduceBuffers(reduced, ch.Input(0) + off, ch.Input(1) + off, n, dtype, op);
+    for (int r = 2; r < size_; ++r) ReduceBuffers(reduced, reduced, ch.Input(r) + off, n, dtype, op);
+    ScaleBuffer(reduced, n, dtype, postscale);
+    segments.Scatter(reduced, at + off, static_cast<size_t>(n) * esize);
+  };
+  if (total <= direct_bytes_) {
+    reduce(0, count);
+    ch.Advance();
+    return;
+  }
+  auto [begin, end] = Share(count, size_, rank_, esize);
+  if (end > begin) reduce(static_cast<size_t>(begin) * esize, end - begin);
+  ch.Sync("allreduce");
+  for (int r = 0; r < size_; ++r) {
+    auto [b, e] = Share(count, size_, r, esize);
+    if (r == rank_ || e <= b) continue;
+    const size_t off = static_cast<size_t>(b) * esize;
+    segments.Scatter(ch.Result(r) + off, at + off, static_cast<size_t>(e - b) * esize);
+  }
+  ch.Advance();
+}
+
 // Every rank reduces all contributions in rank order, so results are bitwise identical.
 void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataType dtype,
                                ReduceOp op, double postscale) {

@@ -23,6 +23,9 @@ class ShmTransport : public Transport {
   void Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) override;
   void AllreduceInto(const void* in, void* out, int64_t count, DataType dtype, ReduceOp op,
                      double postscale) override;
+  void AllreduceSegments(const std::vector<BufferSegment>& segments, int64_t count,
+                         DataType dtype, ReduceOp op, double postscale,
+                         std::vector<char>& scratch) override;
   void Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
                   size_t element_size) override;
   void Broadcast(void* data, size_t bytes, int root) override;
@@ -41,6 +44,9 @@ class ShmTransport : public Transport {
                    double postscale);
   void ScatterGatherRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
                           double postscale);
+  // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
+  void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
+                     ReduceOp op, double postscale);
   // Every rank publishes a byte string; `keep(r)` says whose strings this rank keeps.
   template <typename Keep>
   std::vector<std::vector<char>> Exchange(const std::vector<char>& mine, bool publish, Keep keep,

@@ -26,6 +26,30 @@ class TransportError : public std::runtime_error {
   bool timed_out_;
 };
 
+// One tensor of a fused allreduce: `bytes` read from `in`, its result written to `out` (which
+// may be `in`).
+struct BufferSegment {
+  const void* in = nullptr;
+  void* out = nullptr;
+  size_t bytes = 0;
+};
+
+// Copies the segments' inputs, one after another, to `dst`.
+inline void GatherSegments(const std::vector<BufferSegment>& segments, char* dst) {
+  for (const BufferSegment& s : segments) {
+    CopyBytes(dst, s.in, s.bytes);
+    dst += s.bytes;
+  }
+}
+
+// Copies consecutive pieces of `src` to the segments' outputs.
+inline void ScatterSegments(const std::vector<BufferSegment>& segments, const char* src) {
+  for (const BufferSegment& s : segments) {
+    CopyBytes(s.out, src, s.bytes);
+    src += s.bytes;
+  }
+}
+
 struct TransportCapabilities {
   std::string name;
   std::vector<DataType> reduce_dtypes;  // float16 is reduced by the engine in float32
@@ -53,6 +77,19 @@ class Transport {
     if (out != in) CopyBytes(out, in, static_cast<size_t>(count) * DataTypeSize(dtype));
     Allreduce(out, count, dtype, op);
     ScaleBuffer(out, count, dtype, postscale);
+  }
+  // The segments' outputs = allreduce(their inputs, one after another: `count` elements in all)
+  // * postscale. The default copies the inputs into `scratch` (Horovod's fusion buffer), reduces
+  // it and copies the result out; a transport that reads and writes the segments where they
+  // lie overrides it and saves both copies.
+  virtual void AllreduceSegments(const std::vector<BufferSegment>& segments, int64_t count,
+                                 DataType dtype, ReduceOp op, double postscale,
+                                 std::vector<char>& scratch) {
+    const size_t bytes = static_cast<size_t>(count) * DataTypeSize(dtype);
+    if (scratch.size() < bytes) scratch.resize(bytes);
+    GatherSegments(segments, scratch.data());
+    AllreduceInto(scratch.data(), scratch.data(), count, dtype, op, postscale);
+    ScatterSegments(segments, scratch.data());
   }
   virtual void Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
                           size_t element_size) = 0;

@@ -12,7 +12,10 @@ namespace kolo {
 
 class ForwardingTransport : public Transport {
  public:
-  explicit ForwardingTransport(std::unique_ptr<Transport> inner) : inner_(std::move(inner)) {}
+  explicit ForwardingTransport(std::unique_ptr<Transport> inner)
+      : owned_(std::move(inner)), inner_(owned_.get()) {}
+  // Forwards to a transport that the caller keeps alive.
+  explicit ForwardingTransport(Transport& inner) : inner_(&inner) {}
   TransportCapabilities Capabilities() const override { return inner_->Capabilities(); }
   std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override {
     return inner_->GatherToRoot(mine);
@@ -37,7 +40,8 @@ class ForwardingTransport : public Transport {
   bool PeersReady() const override { return inner_->PeersReady(); }
 
  private:
-  std::unique_ptr<Transport> inner_;
+  std::unique_ptr<Transport> owned_;
+  Transport* inner_;
 };
 
 }  // namespace kolo

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "forwarding_transport.h"
 #include "shm_test_util.h"
 
 namespace kolo {
@@ -216,6 +217,50 @@ TEST_P(ShmOps, AllreduceIntoLeavesTheInputAndScalesTheResult) {
             << "rank " << r << " element " << i << " of " << count;
       }
     });
+  }
+}
+
+// A fused allreduce over segments (tensors of uneven sizes, an empty one, one reduced in place):
+// each output gets its exact scaled sum, inputs are left alone, in one direct round, one
+// reduce-scatter round and many rounds (whose boundaries fall inside tensors). Over the shared
+// memory transport, which reads and writes the segments where they lie, and over a forwarding
+// transport, which takes Transport's default (a scratch buffer).
+TEST_P(ShmOps, AllreduceSegmentsWritesEachTensorsScaledSum) {
+  const int n = size();
+  for (const bool forwarded : {false, true}) {
+    for (const int64_t scale : {1, 7, 40}) {
+      const std::vector<int64_t> counts = {3 * scale, 0, 64 * scale, 1, 17 * scale};
+      int64_t total = 0;
+      for (int64_t c : counts) total += c;
+      RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& shm, int r) {
+        ForwardingTransport wrapper(shm);
+        Transport& t = forwarded ? static_cast<Transport&>(wrapper) : shm;
+        std::vector<std::vector<float>> in, out;
+        std::vector<BufferSegment> segments;
+        for (size_t k = 0; k < counts.size(); ++k) {
+          in.emplace_back(static_cast<size_t>(counts[k]));
+          for (int64_t i = 0; i < counts[k]; ++i) in[k][i] = static_cast<float>((r + 1) * (k + 1) + i % 5);
+          out.emplace_back(static_cast<size_t>(counts[k]), -1.0f);
+        }
+        const std::vector<std::vector<float>> before = in;
+        for (size_t k = 0; k < counts.size(); ++k) {
+          // The third tensor is reduced in place.
+          float* dst = k == 2 ? in[k].data() : out[k].data();
+          segments.push_back({in[k].data(), dst, static_cast<size_t>(counts[k]) * sizeof(float)});
+        }
+        std::vector<char> scratch;
+        t.AllreduceSegments(segments, total, DataType::kFloat32, ReduceOp::kSum, 0.5, scratch);
+        for (size_t k = 0; k < counts.size(); ++k) {
+          const float* got = k == 2 ? in[k].data() : out[k].data();
+          if (k != 2) ASSERT_EQ(in[k], before[k]) << "rank " << r << " tensor " << k;
+          for (int64_t i = 0; i < counts[k]; ++i) {
+            const float sum = static_cast<float>(n * (n + 1) / 2 * (k + 1) + n * (i % 5));
+            ASSERT_EQ(got[i], sum * 0.5f) << (forwarded ? "default" : "shm") << " rank " << r
+                                          << " tensor " << k << " element " << i << " of " << total;
+          }
+        }
+      });
+    }
   }
 }
 
