@@ -1,21 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freePortPair } from '../../../../test-support/ports.js';
 import { parseResults, perRank, runProcess, worker, type JobResult } from './run-job.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts `size` processes by hand, rank r with `argsOf(r)` and `envOf(r)`, and merges their reports. */
 async function byHand(size: number, argsOf: (r: number) => string[], envOf: (r: number) => Record<string, string> = () => ({})): Promise<JobResult> {
@@ -62,12 +51,12 @@ function spawnSyncOk(command: string, args: string[]): boolean {
 
 describe('initProcessGroup for processes started by hand', () => {
   it('meets over tcp://host:port with rank 0 hosting the store', { timeout: 60_000 }, async () => {
-    const port = await freePort();
+    const port = await freePortPair();
     expectRing(await byHand(3, (r) => [`tcp://127.0.0.1:${port}`, String(r), '3']), 3);
   });
 
   it('meets over tcp:// with rank and world_size in the URL query', { timeout: 60_000 }, async () => {
-    const port = await freePort();
+    const port = await freePortPair();
     expectRing(await byHand(2, (r) => [`tcp://127.0.0.1:${port}?rank=${r}&world_size=2`]), 2);
   });
 
@@ -77,12 +66,13 @@ describe('initProcessGroup for processes started by hand', () => {
   });
 
   it('meets over env:// with MASTER_ADDR/MASTER_PORT and explicit ranks', { timeout: 60_000 }, async () => {
-    const port = await freePort();
+    const port = await freePortPair();
     expectRing(await byHand(2, (r) => ['env://', String(r), '2'], () => ({ MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port) })), 2);
   });
 
   it("meets over env:// with torchrun's variables only", { timeout: 60_000 }, async () => {
-    const port = await freePort();
+    // Rank 0 hosts the store one port above MASTER_PORT: keep both free.
+    const port = await freePortPair();
     const env = (r: number) => ({ MASTER_ADDR: '127.0.0.1', MASTER_PORT: String(port), RANK: String(r), WORLD_SIZE: '2', LOCAL_RANK: String(r), LOCAL_WORLD_SIZE: '2' });
     expectRing(await byHand(2, () => ['-'], env), 2);
   });

@@ -74,8 +74,9 @@ export function init(options: InitOptions = {}): Promise<void> {
     let release = async (): Promise<void> => {};
     try {
       release = session.release = await provideStore(config);
-      // A store served by this process's event loop (torchrun's rank 0, a tcp:// rendezvous)
-      // rules out cycles on the JS thread; see storeServedHere.
+      // A store served by this process's event loop rules out cycles on the JS thread (see
+      // storeServedHere); the one provideStore hosts (torchrun's rank 0, a tcp:// rendezvous)
+      // runs on a worker thread, so it does not.
       const engine = await binding.startEngine({ ...config.engine, callerCycles: !storeServedHere() });
       session.running = { binding, engine, config, counters: new Map(), queue: new RequestQueue(engine) };
       if (session.phase === 'starting') session.phase = 'running';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { freePortPair } from '../../../../test-support/ports.js';
 import { repoRoot } from './run-job.js';
 
 const demo = join(repoRoot, 'examples', 'allreduce-demo', 'index.mjs');
@@ -14,26 +14,6 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve) => child.on('close', (code) => (clearTimeout(timer), resolve({ code, out }))));
-}
-
-/** Listens on `port` (0: any) and closes again; resolves with the port, or undefined if taken. */
-function probe(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen(port, '127.0.0.1', () => {
-      const { port: bound } = server.address() as { port: number };
-      server.close(() => resolve(bound));
-    });
-  });
-}
-
-/** A free port whose successor is free too (torchrun's MASTER_PORT and Kolo's store above it). */
-async function freePortPair(): Promise<number> {
-  for (;;) {
-    const port = await probe(0);
-    if (port !== undefined && port < 65535 && (await probe(port + 1)) !== undefined) return port;
-  }
 }
 
 describe('workers started by other launchers', () => {
@@ -63,6 +43,29 @@ describe('workers started by other launchers', () => {
     results.forEach(({ code, out }, rank) => {
       expect(code, out).toBe(0);
       expect(out).toContain(sums[rank]);
+    });
+  });
+
+  it('rank 0 serves the store while its JS thread blocks in a collective that connects a process set', async () => {
+    const masterPort = await freePortPair();
+    const worker = join(repoRoot, 'packages', 'core', 'test', 'mp', 'workers', 'store-host-blocking.mjs');
+    const results = await Promise.all(
+      [0, 1, 2].map((rank) =>
+        run(process.execPath, [worker], {
+          RANK: String(rank),
+          WORLD_SIZE: '3',
+          LOCAL_RANK: String(rank),
+          LOCAL_WORLD_SIZE: '3',
+          MASTER_ADDR: '127.0.0.1',
+          MASTER_PORT: String(masterPort),
+          KOLO_TIMEOUT_SECONDS: '20',
+        }),
+      ),
+    );
+    const want = ['RESULT rank 0 all 6 set 40', 'RESULT rank 1 all 6 set none', 'RESULT rank 2 all 6 set 40'];
+    results.forEach(({ code, out }, rank) => {
+      expect(code, out).toBe(0);
+      expect(out).toContain(want[rank]);
     });
   });
 });
