@@ -1,4 +1,4 @@
-import type { HostArray, NativeBinding, NativeCall, NativeEngine, NativeSettle } from './binding.js';
+import type { HostArray, NativeBinding, NativeCall, NativeEngine, NativeRequest, NativeResult, NativeSettle } from './binding.js';
 
 /**
  * What the addon's `enqueuePacked` takes: the calls of one `enqueueBatch` with every number of
@@ -66,13 +66,18 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
   return { numbers, names, arrays };
 }
 
-/** The engine object the addon makes: the contract's methods but `enqueueBatch`. */
-type AddonEngine = Omit<NativeEngine, 'enqueueBatch'> & {
+/** The engine object the addon makes: the contract's methods but `enqueueBatch` and `enqueueSync`. */
+type AddonEngine = Omit<NativeEngine, 'enqueueBatch' | 'enqueueSync'> & {
   enqueuePacked(batch: PackedBatch, settle: NativeSettle): void;
+  enqueueSyncPacked(batch: PackedBatch): NativeResult[];
 };
 
 function enqueueBatch(this: AddonEngine, calls: readonly NativeCall[], settle: NativeSettle): void {
   this.enqueuePacked(packBatch(calls), settle);
+}
+
+function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grouped: boolean): NativeResult[] {
+  return this.enqueueSyncPacked(packBatch([{ requests, grouped }]));
 }
 
 /**
@@ -94,6 +99,7 @@ export function withEnqueueBatch(addon: NativeBinding): NativeBinding {
       const prototype = Object.getPrototypeOf(engine) as object;
       if (!Object.hasOwn(prototype, 'enqueueBatch')) {
         Object.defineProperty(prototype, 'enqueueBatch', { value: enqueueBatch });
+        Object.defineProperty(prototype, 'enqueueSync', { value: enqueueSync });
       }
       return engine;
     },

@@ -134,4 +134,17 @@ describe('packBatch', () => {
     expect(settled).toEqual(["0: Expected a batch from packBatch() for enqueuePacked (call 0's numbers do not match its requests)"]);
     await own.shutdown();
   });
+
+  it('enqueueSync goes packed: the addon takes a batch of exactly one call', async () => {
+    const own = (await start('batch-test-4')) as unknown as NativeEngine & {
+      enqueueSyncPacked(batch: unknown): unknown;
+    };
+    const x = new Float32Array([2, 3]);
+    const out = new Float32Array(2);
+    const call = { requests: [request({ type: requestTypes['allreduce']!, name: 'one', shape: [2], input: x, output: out })], grouped: false };
+    expect(() => own.enqueueSyncPacked(packBatch([call, call]))).toThrow('Expected a batch of one call for enqueueSyncPacked');
+    expect(own.enqueueSync(call.requests, false)).toEqual([{}]);
+    expect([...out]).toEqual([2, 3]);
+    await own.shutdown();
+  });
 });

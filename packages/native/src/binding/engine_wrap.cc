@@ -90,7 +90,7 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
   return DefineClass(env, "NativeEngine",
                      {InstanceMethod<&EngineWrap::Enqueue>("enqueue"),
                       InstanceMethod<&EngineWrap::EnqueueBatch>("enqueuePacked"),
-                      InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSync"),
+                      InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSyncPacked"),
                       InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
                       InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
                       InstanceMethod<&EngineWrap::Tuning>("tuning"),
@@ -355,13 +355,19 @@ void EngineWrap::ScheduleWake(Napi::Env env) {
   wake_scheduled_ = true;
 }
 
+// `enqueueSyncPacked` (NativeEngine.enqueueSync, packed by lib/pack-batch.ts as a batch of one
+// call): the packed layout reads a request with a few N-API calls, where reading a request
+// object's fields by name costs a property lookup (and a key string) each.
 Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  const PackedBatch batch = ReadPackedBatch(env, info[0]);
+  if (batch.calls.size() != 1) {
+    throw Napi::TypeError::New(env, "Expected a batch of one call for enqueueSyncPacked");
+  }
   auto job = std::make_shared<Job>();
   job->sync = true;
   // The JS thread blocks until completion, so the arrays cannot be collected meanwhile.
-  std::vector<EntryPtr> entries =
-      ReadRequests(env, info[0].As<Napi::Array>(), info[1].ToBoolean(), job, false);
+  std::vector<EntryPtr> entries = ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false);
   Status status = engine_ ? engine_->Enqueue(std::move(entries), /*wake=*/false) : final_status_;
   if (!status.ok()) {
     StatusToError(env, status).ThrowAsJavaScriptException();
