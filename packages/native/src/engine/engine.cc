@@ -108,7 +108,7 @@ void Engine::Wake() {
 void Engine::WaitForWork() {
   std::unique_lock<std::mutex> lock(wake_mu_);
   // While a caller drives cycles, its entries' being in flight is no reason to compete with it.
-  wake_cv_.wait_for(lock, std::chrono::milliseconds(kIdleWakeMs), [&] {
+  wake_cv_.wait_for(lock, std::chrono::milliseconds(config_.idle_wake_ms), [&] {
     return shutdown_requested_ || wake_pending_ ||
            (drivers_.load() == 0 && queue_.InFlight() > queue_.Unsent());
   });
@@ -259,8 +259,12 @@ bool Engine::TryDriveOnce() {
       return false;
     }
   }
+  // As in DriveUntil: while this thread runs the cycle, the entries it took from the queue are
+  // in flight, and the background thread must not take that as its cue to run one after it.
+  drivers_.fetch_add(1);
   CallerCycle();
   lock.unlock();
+  drivers_.fetch_sub(1);
   if (loop_over_ || queue_.InFlight() > 0) Wake();
   return true;
 }

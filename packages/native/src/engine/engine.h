@@ -58,6 +58,9 @@ struct EngineConfig {
   // so that every rank runs the cycle on its own thread (no hand-off to the background thread
   // and back). 0: hand off at once unless every peer already waits.
   int64_t caller_spin_us = 50;
+  // How often an idle background thread runs a cycle anyway (tests that must control every
+  // cycle raise it).
+  int64_t idle_wake_ms = kIdleWakeMs;
 };
 
 // The coordinator ended the job (a stall past its shutdown time).

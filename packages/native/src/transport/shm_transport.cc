@@ -10,6 +10,14 @@ namespace {
 
 constexpr size_t kCacheLine = 64;
 
+// dst = every rank's contribution `of(r)` (n elements) reduced in rank order, so the result is
+// bitwise identical whichever rank computes it. `dst` may be one of the contributions.
+template <typename Contribution>
+void ReduceInRankOrder(char* dst, int size, Contribution of, int64_t n, DataType dtype, ReduceOp op) {
+  ReduceBuffers(dst, of(0), of(1), n, dtype, op);
+  for (int r = 2; r < size; ++r) ReduceBuffers(dst, dst, of(r), n, dtype, op);
+}
+
 // Rank r's share [begin, end) of `count` elements, cut on cache-line boundaries so two ranks
 // never write the same line.
 std::pair<int64_t, int64_t> Share(int64_t count, int size, int r, size_t esize) {
@@ -191,8 +199,7 @@ void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t co
   ch.Sync("allreduce");
   auto reduce = [&](size_t off, int64_t n) {
     char* reduced = ch.Result(rank_) + off;
-    ReduceBuffers(reduced, ch.Input(0) + off, ch.Input(1) + off, n, dtype, op);
-    for (int r = 2; r < size_; ++r) ReduceBuffers(reduced, reduced, ch.Input(r) + off, n, dtype, op);
+    ReduceInRankOrder(reduced, size_, [&](int r) { return ch.Input(r) + off; }, n, dtype, op);
     ScaleBuffer(reduced, n, dtype, postscale);
     segments.Scatter(reduced, at + off, static_cast<size_t>(n) * esize);
   };
@@ -219,8 +226,7 @@ void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataTyp
   ShmChannel& ch = *channel_;
   CopyBytes(ch.Input(rank_), in, static_cast<size_t>(count) * DataTypeSize(dtype));
   ch.Sync("allreduce");
-  ReduceBuffers(out, ch.Input(0), ch.Input(1), count, dtype, op);
-  for (int r = 2; r < size_; ++r) ReduceBuffers(out, out, ch.Input(r), count, dtype, op);
+  ReduceInRankOrder(out, size_, [&](int r) { return ch.Input(r); }, count, dtype, op);
   ScaleBuffer(out, count, dtype, postscale);
   ch.Advance();
 }
@@ -244,15 +250,11 @@ void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, 
             total - mine_off - mine_bytes);
   ch.Sync("allreduce");
   if (end > begin) {
-    // Contributions in rank order, so the result does not depend on which rank reduces it.
     auto contribution = [&](int r) -> const char* {
       return r == rank_ ? in + mine_off : ch.Input(r) + mine_off;
     };
     char* reduced = ch.Result(rank_) + mine_off;
-    ReduceBuffers(reduced, contribution(0), contribution(1), end - begin, dtype, op);
-    for (int r = 2; r < size_; ++r) {
-      ReduceBuffers(reduced, reduced, contribution(r), end - begin, dtype, op);
-    }
+    ReduceInRankOrder(reduced, size_, contribution, end - begin, dtype, op);
     ScaleBuffer(reduced, end - begin, dtype, postscale);
     CopyBytes(out + mine_off, reduced, mine_bytes);
   }
