@@ -15,4 +15,6 @@ if (rank !== 1) {
   inSet = String(y[0]);
 }
 console.log(`RESULT rank ${rank} all ${x[0]} set ${inSet}`);
+// Shutdown ends the job on every rank: rank 1 (not in the set) waits here for the others.
+await kolo.barrier();
 await kolo.shutdown();
