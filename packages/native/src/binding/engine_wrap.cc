@@ -326,8 +326,8 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   }
   // As the wake microtask does: when every peer already waits, run the cycle here.
   if (queued && engine_ && !engine_->TryDriveOnce()) engine_->Wake();
-  if (failed > 0) settler->fn.Call({failed_indices, failed_outcomes});
   DeliverInline(env);
+  if (failed > 0) settler->fn.Call({failed_indices, failed_outcomes});
   return env.Undefined();
 }
 
