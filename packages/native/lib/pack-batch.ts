@@ -81,8 +81,9 @@ function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grou
 }
 
 /**
- * Completes the addon to the NativeBinding contract: its engines get `enqueueBatch`, which packs
- * the calls and hands them to `enqueuePacked` (defined once, on the engines' shared prototype).
+ * Completes the addon to the NativeBinding contract: its engines get `enqueueBatch` and
+ * `enqueueSync`, which pack the calls and hand them to `enqueuePacked` and `enqueueSyncPacked`
+ * (defined once, on the engines' shared prototype).
  *
  * @example
  * ```ts

@@ -6,7 +6,6 @@ import { CommunicationError } from '../errors/communication-error.js';
 /** What the store worker (store-worker.ts) posts. */
 interface WorkerMessage {
   readonly listening?: boolean;
-  readonly closed?: boolean;
   readonly error?: string;
 }
 
@@ -36,12 +35,6 @@ export async function provideStore(config: ResolvedConfig): Promise<() => Promis
   let close = async (): Promise<void> => {};
   if (config.hostStore !== undefined) {
     const { host, port } = config.hostStore;
-    const failed = (why: string, cause?: unknown) =>
-      new CommunicationError(
-        `Rank 0 could not host the rendezvous store on ${host}:${port} (${why}). ` +
-          'Export KOLO_STORE_PORT with a free port on every node.',
-        { rank: config.engine.rank, opName: 'init', cause },
-      );
     const worker = new Worker(storeWorkerUrl(), { workerData: config.hostStore });
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     const first = await new Promise<WorkerMessage>((resolve) => {
@@ -51,7 +44,11 @@ export async function provideStore(config: ResolvedConfig): Promise<() => Promis
     });
     if (!first.listening) {
       await worker.terminate();
-      throw failed(first.error ?? 'unknown error');
+      throw new CommunicationError(
+        `Rank 0 could not host the rendezvous store on ${host}:${port} (${first.error ?? 'unknown error'}). ` +
+          'Export KOLO_STORE_PORT with a free port on every node.',
+        { rank: config.engine.rank, opName: 'init' },
+      );
     }
     close = async () => {
       worker.postMessage('close');

@@ -174,10 +174,10 @@ class Engine {
   Status CheckMembership(const std::vector<EntryPtr>& entries);
   void ConnectHierarchy();
   void GroupAllreduce(Group& g, void* data, int64_t count, DataType dtype, ReduceOp op);
-  void GroupAllreduceSegments(Group& g, const std::vector<BufferSegment>& segments, int64_t count,
-                              DataType dtype, ReduceOp op, double postscale);
   void GroupAllreduceInto(Group& g, const void* in, void* out, int64_t count, DataType dtype,
                           ReduceOp op, double postscale);
+  // Whether allreduces over `g` take the hierarchical path (every rank, with hierarchy on).
+  bool Hierarchical(const Group& g) const;
   const char* AllreduceActivity(const Group& g) const;
   void ChangeProcessSets(const Response& response);
 

@@ -72,16 +72,17 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
     PhaseEnd(entries);
     return;
   }
-  if (response.prescale == 1.0 && !timeline_.active()) {
-    // The transport reads each tensor where it lies and writes each result in place (the
-    // timeline keeps the path below, whose fusion-buffer copies it shows as Horovod does).
+  if (response.prescale == 1.0 && !timeline_.active() && !Hierarchical(g)) {
+    // The transport reads each tensor where it lies and writes each result in place. The path
+    // below keeps Horovod's fusion buffer for a prescale, for the hierarchical allreduce (which
+    // reduces one contiguous buffer) and for the timeline (which shows its copies).
     std::vector<BufferSegment> segments;
     segments.reserve(entries.size());
     for (const EntryPtr& e : entries) {
       segments.push_back({e->input, e->output,
                           static_cast<size_t>(NumElements(e->request.shape)) * esize});
     }
-    GroupAllreduceSegments(g, segments, total, dtype, op, post);
+    g.transport->AllreduceSegments(segments, total, dtype, op, post, fusion_buffer_);
     return;
   }
   const size_t bytes = static_cast<size_t>(total) * esize;

@@ -40,12 +40,16 @@ void Engine::ConnectHierarchy() {
   hierarchy_ = std::move(h);
 }
 
+bool Engine::Hierarchical(const Group& g) const {
+  return hierarchy_.enabled && &g == &groups_.at(0);
+}
+
 const char* Engine::AllreduceActivity(const Group& g) const {
-  return hierarchy_.enabled && &g == &groups_.at(0) ? "HIERARCHICAL_ALLREDUCE" : "GLOO_ALLREDUCE";
+  return Hierarchical(g) ? "HIERARCHICAL_ALLREDUCE" : "GLOO_ALLREDUCE";
 }
 
 void Engine::GroupAllreduce(Group& g, void* data, int64_t count, DataType dtype, ReduceOp op) {
-  if (!hierarchy_.enabled || &g != &groups_.at(0)) {
+  if (!Hierarchical(g)) {
     g.transport->Allreduce(data, count, dtype, op);
     return;
   }
@@ -59,23 +63,9 @@ void Engine::GroupAllreduce(Group& g, void* data, int64_t count, DataType dtype,
 
 // out = allreduce(in) * postscale. Without hierarchy the transport does it in one pass (the shm
 // transport reads `in` where it lies and scales only its share); with it, in place as above.
-void Engine::GroupAllreduceSegments(Group& g, const std::vector<BufferSegment>& segments,
-                                    int64_t count, DataType dtype, ReduceOp op, double postscale) {
-  if (!hierarchy_.enabled || &g != &groups_.at(0)) {
-    g.transport->AllreduceSegments(segments, count, dtype, op, postscale, fusion_buffer_);
-    return;
-  }
-  // The hierarchical path reduces one contiguous buffer: Horovod's fusion buffer.
-  const size_t bytes = static_cast<size_t>(count) * DataTypeSize(dtype);
-  if (fusion_buffer_.size() < bytes) fusion_buffer_.resize(bytes);
-  GatherSegments(segments, fusion_buffer_.data());
-  GroupAllreduceInto(g, fusion_buffer_.data(), fusion_buffer_.data(), count, dtype, op, postscale);
-  ScatterSegments(segments, fusion_buffer_.data());
-}
-
 void Engine::GroupAllreduceInto(Group& g, const void* in, void* out, int64_t count, DataType dtype,
                                 ReduceOp op, double postscale) {
-  if (!hierarchy_.enabled || &g != &groups_.at(0)) {
+  if (!Hierarchical(g)) {
     g.transport->AllreduceInto(in, out, count, dtype, op, postscale);
     return;
   }

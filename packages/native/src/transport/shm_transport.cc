@@ -28,6 +28,17 @@ std::pair<int64_t, int64_t> Share(int64_t count, int size, int r, size_t esize) 
   return {begin, std::min(count, begin + per)};
 }
 
+// fn(r, byte offset, bytes) for the share of every rank r but `rank` that is not empty: what a
+// rank copies out of the others' result areas after a reduce-scatter.
+template <typename Fn>
+void ForOtherShares(int64_t count, int size, int rank, size_t esize, Fn fn) {
+  for (int r = 0; r < size; ++r) {
+    auto [b, e] = Share(count, size, r, esize);
+    if (r == rank || e <= b) continue;
+    fn(r, static_cast<size_t>(b) * esize, static_cast<size_t>(e - b) * esize);
+  }
+}
+
 }  // namespace
 
 ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
@@ -211,12 +222,9 @@ void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t co
   auto [begin, end] = Share(count, size_, rank_, esize);
   if (end > begin) reduce(static_cast<size_t>(begin) * esize, end - begin);
   ch.Sync("allreduce");
-  for (int r = 0; r < size_; ++r) {
-    auto [b, e] = Share(count, size_, r, esize);
-    if (r == rank_ || e <= b) continue;
-    const size_t off = static_cast<size_t>(b) * esize;
-    segments.Scatter(ch.Result(r) + off, at + off, static_cast<size_t>(e - b) * esize);
-  }
+  ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
+    segments.Scatter(ch.Result(r) + off, at + off, bytes);
+  });
   ch.Advance();
 }
 
@@ -259,12 +267,9 @@ void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, 
     CopyBytes(out + mine_off, reduced, mine_bytes);
   }
   ch.Sync("allreduce");
-  for (int r = 0; r < size_; ++r) {
-    auto [b, e] = Share(count, size_, r, esize);
-    if (r == rank_ || e <= b) continue;
-    const size_t off = static_cast<size_t>(b) * esize;
-    CopyBytes(out + off, ch.Result(r) + off, static_cast<size_t>(e - b) * esize);
-  }
+  ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
+    CopyBytes(out + off, ch.Result(r) + off, bytes);
+  });
   ch.Advance();
 }
 

@@ -34,22 +34,6 @@ struct BufferSegment {
   size_t bytes = 0;
 };
 
-// Copies the segments' inputs, one after another, to `dst`.
-inline void GatherSegments(const std::vector<BufferSegment>& segments, char* dst) {
-  for (const BufferSegment& s : segments) {
-    CopyBytes(dst, s.in, s.bytes);
-    dst += s.bytes;
-  }
-}
-
-// Copies consecutive pieces of `src` to the segments' outputs.
-inline void ScatterSegments(const std::vector<BufferSegment>& segments, const char* src) {
-  for (const BufferSegment& s : segments) {
-    CopyBytes(s.out, src, s.bytes);
-    src += s.bytes;
-  }
-}
-
 struct TransportCapabilities {
   std::string name;
   std::vector<DataType> reduce_dtypes;  // float16 is reduced by the engine in float32
@@ -87,9 +71,17 @@ class Transport {
                                  std::vector<char>& scratch) {
     const size_t bytes = static_cast<size_t>(count) * DataTypeSize(dtype);
     if (scratch.size() < bytes) scratch.resize(bytes);
-    GatherSegments(segments, scratch.data());
+    char* at = scratch.data();
+    for (const BufferSegment& s : segments) {
+      CopyBytes(at, s.in, s.bytes);
+      at += s.bytes;
+    }
     AllreduceInto(scratch.data(), scratch.data(), count, dtype, op, postscale);
-    ScatterSegments(segments, scratch.data());
+    at = scratch.data();
+    for (const BufferSegment& s : segments) {
+      CopyBytes(s.out, at, s.bytes);
+      at += s.bytes;
+    }
   }
   virtual void Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
                           size_t element_size) = 0;
