@@ -206,11 +206,14 @@ export interface NativeCall {
 /**
  * Receives finished calls of one {@link NativeEngine.enqueueBatch}: `indices[i]` is a call's
  * position in the batch and `outcomes[i]` its results (an array, as `enqueue` resolves with) or
- * its NativeError. Must not throw.
+ * its NativeError; where `outcomes[i]` is undefined the call's results are `done` (the shared,
+ * frozen results of a call of one request that carries nothing, as most calls), so a delivery
+ * of many such calls builds no value per call. Must not throw.
  */
 export type NativeSettle = (
-  indices: readonly number[],
-  outcomes: readonly (NativeResult[] | NativeError)[],
+  indices: ArrayLike<number>,
+  outcomes: readonly (NativeResult[] | NativeError | undefined)[],
+  done?: readonly NativeResult[],
 ) => void;
 
 /** A running engine: one background thread that negotiates, fuses and executes collectives. */

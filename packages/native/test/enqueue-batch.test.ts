@@ -29,9 +29,9 @@ function run(engine: NativeEngine, calls: NativeCall[]): Promise<{ outcomes: unk
     let settled = 0;
     let returned = false;
     const atOnce: number[] = [];
-    engine.enqueueBatch(calls, (indices, results) => {
-      indices.forEach((index, i) => {
-        outcomes[index] = results[i];
+    engine.enqueueBatch(calls, (indices, results, done) => {
+      Array.from(indices).forEach((index, i) => {
+        outcomes[index] = results[i] ?? done;
         if (!returned) atOnce.push(index);
       });
       settled += indices.length;
@@ -109,13 +109,13 @@ describe('packBatch', () => {
     const x = new Float32Array(6);
     const batch = packBatch([
       { requests: [request({ type: 2, name: 'p', dtype: 0, shape: [2, 3], reduceOp: 1, root: 1, prescale: 0.5, postscale: 4, splits: [1, 1], processSet: 3, input: x, output: x })], grouped: false },
-      { requests: [request({ type: 5, name: 'q' }), request({ type: 5, name: 'r' })], grouped: true },
+      { requests: [request({ type: 5, name: 'q' }), request({ type: 5, name: 'rr' })], grouped: true },
     ]);
     expect([...batch.numbers]).toEqual([
-      1, 0, 13, 2, 0, 1, 1, 0.5, 4, 3, 2, 2, 3, 2, 1, 1,
-      2, 1, 18, 5, 0, 1, 0, 1, 1, 0, 0, 0, 5, 0, 1, 0, 1, 1, 0, 0, 0,
+      1, 0, 14, 1, 2, 0, 1, 1, 0.5, 4, 3, 1, 2, 2, 3, 2, 1, 1,
+      2, 1, 20, 3, 5, 0, 1, 0, 1, 1, 0, 1, 0, 0, 5, 0, 1, 0, 1, 1, 0, 2, 0, 0,
     ]);
-    expect(batch.names).toEqual(['p', 'q', 'r']);
+    expect([batch.names, batch.count]).toEqual(['pqrr', 3]);
     expect(batch.arrays).toEqual([x, x, undefined, undefined, undefined, undefined]);
   });
 
@@ -124,14 +124,39 @@ describe('packBatch', () => {
       enqueuePacked(batch: unknown, settle: NativeSettle): void;
       shutdown(): Promise<void>;
     };
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([5, 0, 0]), names: [], arrays: [] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([5, 0, 0, 0]), names: '', count: 0, arrays: [] }, () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
+    // The header claims more name units than `names` holds.
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 3]), names: 'n', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+      'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
+    );
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 1]), names: 'nn', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+      'Expected a batch from packBatch() for enqueuePacked (1 requests, a count of 1, 2 arrays and 1 of 2 name units)',
+    );
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 0]), names: ['n'], count: 1, arrays: [] }, () => {})).toThrow(
+      'Expected a batch from packBatch() for enqueuePacked (names is not a string)',
+    );
     const settled: string[] = [];
-    own.enqueuePacked({ numbers: new Float64Array([1, 0, 2, 0, 0]), names: ['n'], arrays: [undefined, undefined] }, (indices, outcomes) => {
+    own.enqueuePacked({ numbers: new Float64Array([1, 0, 2, 1, 0, 0]), names: 'n', count: 1, arrays: [undefined, undefined] }, (indices, outcomes) => {
       settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
     });
     expect(settled).toEqual(["0: Expected a batch from packBatch() for enqueuePacked (call 0's numbers do not match its requests)"]);
+    await own.shutdown();
+  });
+
+  it('names travel in one string and reach the engine as UTF-8, whatever their characters', async () => {
+    const own = await start('batch-test-5');
+    // A lone surrogate is not valid UTF-16: it arrives as U+FFFD, as V8 writes such a string.
+    const names = ['plain', 'é', '層.重み', 'grad🙂', 'lone\uD800x', ''];
+    const calls = names.flatMap((name) => [0, 1].map(() => ({
+      requests: [request({ type: requestTypes['barrier']!, name: `${name}|` })], grouped: false,
+    })));
+    const { outcomes } = await run(own, calls);
+    // The second call of each pair repeats its name, and the engine's refusal quotes it.
+    const quoted = outcomes.filter((_, i) => i % 2 === 1).map((o) => /\(name: '(.*)'\)/su.exec((o as Error).message)?.[1]);
+    expect(quoted).toEqual(['plain|', 'é|', '層.重み|', 'grad🙂|', 'lone\uFFFDx|', '|']);
+    expect(outcomes.filter((_, i) => i % 2 === 0)).toEqual(names.map(() => [{}]));
     await own.shutdown();
   });
 

@@ -4,7 +4,7 @@ import { decodeJson, encodeJson } from './json-bytes.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { resultArray, resultSplits } from './result-arrays.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 
 /**
  * Options of {@link allgatherObject}.
@@ -66,7 +66,7 @@ export function allgatherObject<T = unknown>(
 ): Promise<T[]> {
   const running = requireRunning();
   const plan = planAllgatherObject(running, obj, options);
-  return runAsync(step(plan), { running }) as Promise<T[]>;
+  return runPlanAsync(plan, { running }) as Promise<T[]>;
 }
 
 /**

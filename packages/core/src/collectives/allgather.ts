@@ -6,7 +6,7 @@ import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { resultArray, resultSplits } from './result-arrays.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import { resolveShape } from './shape.js';
 
@@ -93,7 +93,7 @@ export function allgather<T extends HostArray>(
 ): Promise<ShapedResult<T>> {
   const running = requireRunning();
   const plan = planAllgather(running, data, options);
-  return runAsync(step(plan), { running }) as Promise<ShapedResult<T>>;
+  return runPlanAsync(plan, { running }) as Promise<ShapedResult<T>>;
 }
 
 /**

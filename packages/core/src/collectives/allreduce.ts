@@ -4,7 +4,7 @@ import { checkOptions } from '../validation/check-options.js';
 import { allreduceMember, reductionOf } from './allreduce-member.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { requestName } from './request-names.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import type { ProcessSet } from './process-set.js';
 
@@ -71,7 +71,7 @@ export function allreduce<T extends HostArray>(
 ): Promise<SameKind<T>> {
   const running = requireRunning();
   const plan = planAllreduce(running, data, options);
-  return runAsync(step(plan), { running }) as Promise<SameKind<T>>;
+  return runPlanAsync(plan, { running }) as Promise<SameKind<T>>;
 }
 
 /**

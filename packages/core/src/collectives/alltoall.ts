@@ -7,7 +7,7 @@ import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { resultArray, resultSplits } from './result-arrays.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import { resolveShape } from './shape.js';
 
@@ -116,7 +116,7 @@ export function alltoall<T extends HostArray>(
 ): Promise<AlltoallResult<T>> {
   const running = requireRunning();
   const plan = planAlltoall(running, data, options);
-  return runAsync(step(plan), { running }) as Promise<AlltoallResult<T>>;
+  return runPlanAsync(plan, { running }) as Promise<AlltoallResult<T>>;
 }
 
 /**

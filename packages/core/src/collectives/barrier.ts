@@ -3,7 +3,7 @@ import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 
 /**
  * Options of {@link barrier}.
@@ -42,7 +42,7 @@ function planBarrier(running: Running, options: unknown): Plan<void> {
  */
 export function barrier(options?: BarrierOptions): Promise<void> {
   const running = requireRunning();
-  return runAsync(step(planBarrier(running, options)), { running });
+  return runPlanAsync(planBarrier(running, options), { running });
 }
 
 /**

@@ -7,7 +7,7 @@ import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { outputArray } from './result-arrays.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import { resolveShape } from './shape.js';
 
@@ -65,7 +65,7 @@ export function broadcast<T extends HostArray>(
 ): Promise<SameKind<T>> {
   const running = requireRunning();
   const plan = planBroadcast(running, data, options);
-  return runAsync(step(plan), { running }) as Promise<SameKind<T>>;
+  return runPlanAsync(plan, { running }) as Promise<SameKind<T>>;
 }
 
 /**

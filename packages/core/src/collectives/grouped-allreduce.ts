@@ -6,7 +6,7 @@ import { invalidArgument } from '../validation/invalid-argument.js';
 import { allreduceMember, reductionOf } from './allreduce-member.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { groupMemberNames, requestName } from './request-names.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 
 /**
@@ -89,7 +89,7 @@ export function groupedAllreduce<T extends HostArray>(
 ): Promise<SameKind<T>[]> {
   const running = requireRunning();
   const plan = planGrouped(running, arrays, options);
-  return runAsync(step(plan), { running }) as Promise<SameKind<T>[]>;
+  return runPlanAsync(plan, { running }) as Promise<SameKind<T>[]>;
 }
 
 /**

@@ -2,7 +2,7 @@ import { InternalError } from '../errors/internal-error.js';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 
 function planJoin(running: Running): Plan<number> {
   const name = requestName(running.counters, { op: 'join' });
@@ -34,7 +34,7 @@ function planJoin(running: Running): Plan<number> {
  */
 export function join(): Promise<number> {
   const running = requireRunning();
-  return runAsync(step(planJoin(running)), { running });
+  return runPlanAsync(planJoin(running), { running });
 }
 
 /**

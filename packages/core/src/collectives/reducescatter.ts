@@ -9,7 +9,7 @@ import { makeRequest } from './make-request.js';
 import { reduceOpId } from './reduce-op.js';
 import { requestName } from './request-names.js';
 import { resultArray } from './result-arrays.js';
-import { runAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
 import { resolveShape } from './shape.js';
 
 /**
@@ -113,7 +113,7 @@ export function reducescatter<T extends HostArray>(
 ): Promise<ShapedResult<T>> {
   const running = requireRunning();
   const plan = planReducescatter(running, data, options);
-  return runAsync(step(plan), { running }) as Promise<ShapedResult<T>>;
+  return runPlanAsync(plan, { running }) as Promise<ShapedResult<T>>;
 }
 
 /**

@@ -65,6 +65,34 @@ export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
   return drive(first, steps, eager ? { ...context, stack: stackAbove(runAsync) } : context);
 }
 
+/**
+ * Runs one plan on the engine without blocking: {@link runAsync} of `step(plan)`, without the
+ * generator (one async frame per call, which a loop over 200 gradients pays 200 times).
+ *
+ * @example
+ * ```ts
+ * const out = await runPlanAsync(plan, { running });
+ * ```
+ */
+export function runPlanAsync<T>(plan: Plan<T>, context: RunContext): Promise<T> {
+  const eager =
+    context.stack === undefined &&
+    context.running.config.callerStacks &&
+    context.running.queue.length < eagerStacksPerTurn;
+  return driveOne(plan, eager ? { ...context, stack: stackAbove(runPlanAsync) } : context);
+}
+
+async function driveOne<T>(plan: Plan<T>, context: RunContext): Promise<T> {
+  let results: readonly NativeResult[];
+  try {
+    results = await context.running.queue.submit(plan);
+  } catch (error) {
+    if (error instanceof TypeError) throw error;
+    throw mapError(error, plan, context, context.stack ?? awaitingStack(driveOne));
+  }
+  return plan.finish(results);
+}
+
 async function drive<T>(
   first: IteratorResult<Plan<unknown>, T>,
   steps: Steps<T>,
@@ -73,13 +101,13 @@ async function drive<T>(
   let next = first;
   while (!next.done) {
     const plan = next.value;
-    let results: NativeResult[];
+    let results: readonly NativeResult[];
     try {
       results = await context.running.queue.submit(plan);
     } catch (error) {
       // A TypeError is the binding refusing a malformed request (a bug above it): as it is.
       if (error instanceof TypeError) throw error;
-      throw mapError(error, plan, context, context.stack ?? awaitingStack());
+      throw mapError(error, plan, context, context.stack ?? awaitingStack(drive));
     }
     next = steps.next(plan.finish(results));
   }
@@ -129,10 +157,10 @@ function stackAbove(fn: AnyFunction): CallerStack {
 }
 
 /**
- * Inside `drive` after an await: V8's async frames of the functions awaiting this run (`at async
- * trainStep`), without the microtask machinery that resumed it.
+ * Inside `driver` (drive or driveOne) after an await: V8's async frames of the functions
+ * awaiting this run (`at async trainStep`), without the microtask machinery that resumed it.
  */
-function awaitingStack(): string {
-  const frames = (stackAbove(drive) as { stack?: string }).stack?.split('\n') ?? [];
+function awaitingStack(driver: AnyFunction): string {
+  const frames = (stackAbove(driver) as { stack?: string }).stack?.split('\n') ?? [];
   return frames.filter((line, i) => i === 0 || !line.includes('(node:internal/')).join('\n');
 }

@@ -3,7 +3,7 @@ import type { NativeCall, NativeEngine, NativeResult } from '@kolo/native';
 /** A call waiting for the end of the JS turn, and the promise it settles. */
 interface Submission {
   readonly call: NativeCall;
-  readonly resolve: (results: NativeResult[]) => void;
+  readonly resolve: (results: readonly NativeResult[]) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -34,7 +34,7 @@ export class RequestQueue {
   }
 
   /** Queues a call for the end of the current turn; settles as `engine.enqueue` would. */
-  submit(call: NativeCall): Promise<NativeResult[]> {
+  submit(call: NativeCall): Promise<readonly NativeResult[]> {
     if (this.pending.length === 0) queueMicrotask(this.flushSoon);
     return new Promise((resolve, reject) => {
       this.pending.push({ call, resolve, reject });
@@ -49,10 +49,10 @@ export class RequestQueue {
     try {
       this.engine.enqueueBatch(
         batch.map((s) => s.call),
-        (indices, outcomes) => {
+        (indices, outcomes, done) => {
           for (let i = 0; i < indices.length; i++) {
             const submission = batch[indices[i] as number];
-            const outcome = outcomes[i];
+            const outcome = outcomes[i] ?? done;
             if (Array.isArray(outcome)) submission?.resolve(outcome);
             else submission?.reject(outcome);
           }

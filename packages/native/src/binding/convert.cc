@@ -37,6 +37,34 @@ std::string Utf8(Napi::Env env, napi_value value) {
   return out;
 }
 
+// Appends UTF-16 code units as UTF-8, as V8 writes a string (a lone surrogate becomes U+FFFD).
+void AppendUtf8(const char16_t* units, size_t n, std::string& out) {
+  out.reserve(out.size() + n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t c = units[i];
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+      continue;
+    }
+    if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && units[i + 1] >= 0xDC00 && units[i + 1] <= 0xDFFF) {
+      c = 0x10000 + ((c - 0xD800) << 10) + (units[++i] - 0xDC00);
+    } else if (c >= 0xD800 && c <= 0xDFFF) {
+      c = 0xFFFD;
+    }
+    if (c < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+    } else if (c < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    }
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
 std::vector<int64_t> IntArray(Napi::Env env, napi_value value, const char* key) {
   std::vector<int64_t> out;
   bool is_array = false;
@@ -254,38 +282,48 @@ PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value) {
   }
   batch.numbers = static_cast<const double*>(data);
   batch.length = length;
-  batch.names = o.Get("names");
+  napi_value names_value = o.Get("names");
+  size_t units = 0;
+  if (napi_get_value_string_utf16(env, names_value, nullptr, 0, &units) != napi_ok) {
+    throw malformed("names is not a string");
+  }
+  batch.names.resize(units);
+  napi_get_value_string_utf16(env, names_value, batch.names.data(), units + 1, &units);
   batch.arrays = o.Get("arrays");
   uint32_t names = 0, arrays = 0;
-  if (napi_get_array_length(env, batch.names, &names) != napi_ok ||
+  if (napi_get_value_uint32(env, o.Get("count"), &names) != napi_ok ||
       napi_get_array_length(env, batch.arrays, &arrays) != napi_ok) {
-    throw malformed("names or arrays is not an array");
+    throw malformed("count is not a number or arrays is not an array");
   }
   // Walk the call headers: each must fit, and together they must cover every number and name.
   const auto count = [](double d, double limit) {
     return d >= 0 && d <= limit && d == static_cast<double>(static_cast<size_t>(d));
   };
-  size_t at = 0;
+  size_t at = 0, name_units = 0;
   uint32_t requests = 0;
   while (at < length) {
-    if (length - at < 3 || !count(batch.numbers[at], names) ||
-        !count(batch.numbers[at + 2], static_cast<double>(length - at - 3))) {
+    if (length - at < kCallHeader || !count(batch.numbers[at], names) ||
+        !count(batch.numbers[at + 2], static_cast<double>(length - at - kCallHeader)) ||
+        !count(batch.numbers[at + 3], static_cast<double>(batch.names.size() - name_units))) {
       throw malformed("a call header at " + std::to_string(at) + " does not fit");
     }
     PackedCall call;
     call.count = static_cast<uint32_t>(batch.numbers[at]);
     call.grouped = batch.numbers[at + 1] != 0;
-    call.begin = at + 3;
+    call.begin = at + kCallHeader;
     call.end = call.begin + static_cast<size_t>(batch.numbers[at + 2]);
+    call.name_begin = name_units;
+    call.name_end = name_units += static_cast<size_t>(batch.numbers[at + 3]);
     call.first_request = requests;
     requests += call.count;
-    if (requests > names) throw malformed("more requests than names");
+    if (requests > names) throw malformed("more requests than the count");
     batch.calls.push_back(call);
     at = call.end;
   }
-  if (requests != names || arrays != 2 * names) {
-    throw malformed(std::to_string(requests) + " requests, " + std::to_string(names) +
-                    " names and " + std::to_string(arrays) + " arrays");
+  if (requests != names || arrays != 2 * names || name_units != batch.names.size()) {
+    throw malformed(std::to_string(requests) + " requests, a count of " + std::to_string(names) +
+                    ", " + std::to_string(arrays) + " arrays and " + std::to_string(name_units) +
+                    " of " + std::to_string(batch.names.size()) + " name units");
   }
   return batch;
 }
@@ -313,6 +351,7 @@ std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
   };
   std::vector<EntryPtr> entries;
   entries.reserve(call.count);
+  size_t name_at = call.name_begin;
   for (uint32_t i = 0; i < call.count; ++i) {
     const uint32_t k = call.first_request + i;
     Request r;
@@ -323,18 +362,23 @@ std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
     r.prescale = next();
     r.postscale = next();
     r.process_set = static_cast<int32_t>(next());
+    const double name_units = next();
+    if (!(name_units >= 0 && name_units <= static_cast<double>(call.name_end - name_at)) ||
+        name_units != static_cast<size_t>(name_units)) {
+      throw malformed();
+    }
+    AppendUtf8(batch.names.data() + name_at, static_cast<size_t>(name_units), r.name);
+    name_at += static_cast<size_t>(name_units);
     r.shape = dims();
     r.splits = dims();
-    napi_value name, input, output;
-    if (napi_get_element(env, batch.names, k, &name) != napi_ok ||
-        napi_get_element(env, batch.arrays, 2 * k, &input) != napi_ok ||
+    napi_value input, output;
+    if (napi_get_element(env, batch.arrays, 2 * k, &input) != napi_ok ||
         napi_get_element(env, batch.arrays, 2 * k + 1, &output) != napi_ok) {
       throw Napi::Error::New(env);
     }
-    r.name = Utf8(env, name);
     entries.push_back(MakeEntry(env, std::move(r), op, input, output, job, static_cast<int>(i), pin));
   }
-  if (at != call.end) throw malformed();
+  if (at != call.end || name_at != call.name_end) throw malformed();
   FinishCall(entries, call.grouped, job);
   return entries;
 }
@@ -346,15 +390,19 @@ Napi::Error StatusToError(Napi::Env env, const Status& status) {
   return err;
 }
 
+bool CarriesResult(const TensorEntry* e) {
+  if (e == nullptr) return false;
+  const RequestType t = e->request.type;
+  return t == RequestType::kAllgather || t == RequestType::kAlltoall ||
+         t == RequestType::kReducescatter || t == RequestType::kJoin || !e->result_splits.empty();
+}
+
 Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty) {
   Napi::Array results = Napi::Array::New(env, job.done.size());
   for (size_t i = 0; i < job.done.size(); ++i) {
     TensorEntry* e = job.done[i].get();
     const RequestType t = e != nullptr ? e->request.type : RequestType::kAllreduce;
-    const bool carries = e != nullptr && (t == RequestType::kAllgather || t == RequestType::kAlltoall ||
-                                          t == RequestType::kReducescatter || t == RequestType::kJoin ||
-                                          !e->result_splits.empty());
-    if (!carries && empty != nullptr) {
+    if (!CarriesResult(e) && empty != nullptr) {
       results.Set(i, Napi::Value(env, empty));
       continue;
     }

@@ -1,6 +1,7 @@
 #include "binding/engine_wrap.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "transport/gloo_transport.h"
@@ -491,16 +492,10 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     return;
   }
   Napi::HandleScope scope(env);
-  // enqueueBatch calls finished in this delivery, one list per batch (usually one batch).
-  struct Settled {
-    Settler* settler;
-    Napi::Array indices;
-    Napi::Array outcomes;
-    uint32_t count;
-  };
-  std::vector<Settled> settled;
-  // The result of every entry that carries nothing (allreduce, broadcast, barrier), made once.
-  napi_value empty_result = nullptr;
+  // The results of a call of one request that carries nothing (an allreduce, a broadcast, a
+  // barrier: most calls): one frozen array of one frozen object, made once per delivery and
+  // shared by every such call (allreduce resolves with its output, not with this).
+  napi_value empty_result = nullptr, done_result = nullptr;
   auto empty = [&]() {
     if (empty_result == nullptr) {
       Napi::Object o = Napi::Object::New(env);
@@ -509,18 +504,43 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     }
     return empty_result;
   };
+  auto done = [&]() {
+    if (done_result == nullptr) {
+      Napi::Array a = Napi::Array::New(env, 1);
+      a.Set(0u, Napi::Value(env, empty()));
+      napi_object_freeze(env, a);
+      done_result = a;
+    }
+    return done_result;
+  };
+  // enqueueBatch calls finished in this delivery, one list per batch (usually one batch). Each
+  // batch's settle function gets (indices: Uint32Array, outcomes, done): outcomes[i] is the
+  // call's results or error, or a hole where they are `done`, so the common case costs no
+  // N-API call per call (a JS array's elements cost one each).
+  struct Settled {
+    Settler* settler;
+    std::vector<uint32_t> indices;
+    std::vector<napi_value> outcomes;  // nullptr: `done`
+  };
+  std::vector<Settled> settled;
   for (JobPtr& job : d->jobs) {
-    Napi::Value outcome = job->error.ok() ? JobResults(env, *job, empty())
-                                          : StatusToError(env, job->error).Value();
+    napi_value outcome = nullptr;
+    if (!job->error.ok()) {
+      outcome = StatusToError(env, job->error).Value();
+    } else if (!job->settler || job->done.size() != 1 || CarriesResult(job->done[0].get())) {
+      outcome = JobResults(env, *job, empty());
+    }
     if (job->settler) {
       auto it = std::find_if(settled.begin(), settled.end(),
                              [&](const Settled& s) { return s.settler == job->settler.get(); });
       if (it == settled.end()) {
-        settled.push_back({job->settler.get(), Napi::Array::New(env), Napi::Array::New(env), 0});
+        settled.push_back({job->settler.get(), {}, {}});
         it = settled.end() - 1;
+        it->indices.reserve(d->jobs.size());
+        it->outcomes.reserve(d->jobs.size());
       }
-      it->indices.Set(it->count, Napi::Number::New(env, job->call_index));
-      it->outcomes.Set(it->count++, outcome);
+      it->indices.push_back(job->call_index);
+      it->outcomes.push_back(outcome);
     } else if (job->error.ok()) {
       job->deferred->Resolve(outcome);
     } else {
@@ -533,8 +553,17 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
   // not keep the others from running; its exception is rethrown afterwards (uncaught in JS).
   std::optional<Napi::Error> thrown;
   for (Settled& s : settled) {
+    const size_t n = s.indices.size();
+    Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, n * sizeof(uint32_t));
+    std::memcpy(buffer.Data(), s.indices.data(), n * sizeof(uint32_t));
+    Napi::Uint32Array indices = Napi::Uint32Array::New(env, n, buffer, 0);
+    Napi::Array outcomes = Napi::Array::New(env, n);
+    for (size_t i = 0; i < n; ++i) {
+      if (s.outcomes[i] != nullptr) outcomes.Set(static_cast<uint32_t>(i), Napi::Value(env, s.outcomes[i]));
+    }
+    napi_value all_done = std::count(s.outcomes.begin(), s.outcomes.end(), nullptr) > 0 ? done() : env.Undefined();
     try {
-      s.settler->fn.Call({s.indices, s.outcomes});
+      s.settler->fn.Call({indices, outcomes, all_done});
     } catch (const Napi::Error& e) {
       if (!thrown) thrown = e;
     }

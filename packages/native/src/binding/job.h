@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/tensor_queue.h"
@@ -53,6 +54,8 @@ using JobPtr = std::shared_ptr<Job>;
 // Builds the JS result array for a finished job. A result that carries nothing (an allreduce
 // writes into its output) is `empty` when given: one frozen object that a delivery shares.
 Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty = nullptr);
+// True when the entry's result is more than "done" (data, splits, the last joined rank).
+bool CarriesResult(const TensorEntry* e);
 Napi::Error StatusToError(Napi::Env env, const Status& status);
 
 // Reads JS request objects into engine entries owned by `job`. Throws Napi::Error (TypeError)
@@ -61,17 +64,20 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
                                    const JobPtr& job, bool pin);
 
 // A PackedBatch (lib/pack-batch.ts has the layout): the numbers of every request in one
-// Float64Array, so reading one costs a few N-API calls instead of one per field.
+// Float64Array and every name in one string, so reading one costs a few N-API calls instead of
+// one per field.
+inline constexpr size_t kCallHeader = 4;  // requests, grouped, numbers, name units
 struct PackedCall {
-  uint32_t first_request = 0;  // index of its first name (and of its arrays / 2)
+  uint32_t first_request = 0;  // index of its first request (its arrays are at 2 * index)
   uint32_t count = 0;          // requests in the call
   bool grouped = false;
   size_t begin = 0, end = 0;   // its requests' numbers
+  size_t name_begin = 0, name_end = 0;  // its requests' names, in UTF-16 units of `names`
 };
 struct PackedBatch {
   const double* numbers = nullptr;
   size_t length = 0;
-  napi_value names = nullptr;
+  std::u16string names;  // every request's name, one after another
   napi_value arrays = nullptr;
   std::vector<PackedCall> calls;
 };
