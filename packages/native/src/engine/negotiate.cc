@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <unordered_map>
 
 #include "engine/engine.h"
 
@@ -42,21 +43,34 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
   if (pending_since_.size() < cache_.size()) pending_since_.resize(cache_.size(), kNotPending);
   auto vote = [&](size_t index, CacheVote v) { votes[kVoteHeader + index] = static_cast<char>(v); };
   std::vector<size_t> stale;
-  for (const Request& r : requests) {
-    bool changed = false;
-    std::optional<size_t> hit;
-    // A request the cache does not take (a group member, a process set's) is negotiated in
-    // full and leaves any entry under its name alone: evicting it would make a group that
-    // repeats every step evict and re-insert all its members each time.
-    if (ResponseCache::Cacheable(r)) hit = cache_.Lookup(r, &changed);
-    if (hit) {
-      if (pending_since_[*hit] == kNotPending) {
-        pending_since_[*hit] = now_ms;
+  // A request the cache does not take (a process set's, a join) is negotiated in full and
+  // leaves any entry under its name alone.
+  std::vector<std::optional<size_t>> hits(requests.size());
+  std::vector<char> changed(requests.size(), 0);
+  // Members of a group hit only together: the coordinator emits a group once all its members
+  // reached it, so one member that misses (new, changed, or left out of a full cache) sends the
+  // whole group there, and this rank votes to evict the others' entries, which sends theirs
+  // there on every rank too. A group's members always arrive in one cycle (queued at once).
+  std::unordered_map<std::string, int32_t> group_hits;
+  for (size_t k = 0; k < requests.size(); ++k) {
+    const Request& r = requests[k];
+    if (!ResponseCache::Cacheable(r)) continue;
+    bool c = false;
+    hits[k] = cache_.Lookup(r, &c);
+    changed[k] = c ? 1 : 0;
+    if (hits[k] && !r.group.empty()) ++group_hits[r.group];
+  }
+  for (size_t k = 0; k < requests.size(); ++k) {
+    const Request& r = requests[k];
+    const bool whole = r.group.empty() || group_hits[r.group] == r.group_size;
+    if (hits[k] && whole) {
+      if (pending_since_[*hits[k]] == kNotPending) {
+        pending_since_[*hits[k]] = now_ms;
         ++pending_count_;
       }
       continue;
     }
-    if (changed) stale.push_back(*cache_.IndexOf(r.name));
+    if (hits[k] || changed[k] != 0) stale.push_back(*cache_.IndexOf(r.name));
     uncached.push_back(r);
   }
   const int64_t patience =
@@ -136,7 +150,7 @@ ResponseList Engine::Negotiate(RequestList mine) {
     if (!cache_on || !ResponseCache::Cacheable(r)) continue;
     cache_.Insert(r, [this](const std::string& name) {
       std::optional<Request> req = queue_.Find(name);
-      // Only this rank's own, ungrouped requests can match later ones.
+      // Only this rank's own cacheable requests can match later ones.
       if (req && !ResponseCache::Cacheable(*req)) req.reset();
       return req;
     });

@@ -13,7 +13,7 @@ bool SameParameters(const Request& a, const Request& b) {
 
 bool ResponseCache::Cacheable(const Request& r) {
   return (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) &&
-         r.process_set == 0 && r.group.empty();
+         r.process_set == 0;
 }
 
 bool ResponseCache::Cacheable(const Response& r) {

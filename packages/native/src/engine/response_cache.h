@@ -26,7 +26,8 @@ class ResponseCache {
  public:
   explicit ResponseCache(size_t capacity = 1024) : capacity_(capacity) {}
 
-  // Responses that can be cached: allreduce and broadcast over every rank, outside groups.
+  // Responses that can be cached: allreduce and broadcast over every rank (group members too:
+  // Engine::CastVotes lets a group hit only as a whole).
   static bool Cacheable(const Request& request);
   static bool Cacheable(const Response& response);
 

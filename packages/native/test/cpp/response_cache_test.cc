@@ -58,11 +58,12 @@ TEST(ResponseCache, EvictedIndicesAreReusedLowestFirstAndCapacityBoundsTheVote) 
   EXPECT_EQ(cache.IndexOf("e"), std::nullopt);
 }
 
-TEST(ResponseCache, OnlyAllreduceAndBroadcastOverEveryRankOutsideGroupsAreCached) {
+// Group members are cacheable (Engine::CastVotes lets a group hit only as a whole).
+TEST(ResponseCache, OnlyAllreduceAndBroadcastOverEveryRankAreCached) {
   Request r = Reduce("a", {1});
   EXPECT_TRUE(ResponseCache::Cacheable(r));
   r.group = "g";
-  EXPECT_FALSE(ResponseCache::Cacheable(r));
+  EXPECT_TRUE(ResponseCache::Cacheable(r));
   r.group.clear();
   r.process_set = 1;
   EXPECT_FALSE(ResponseCache::Cacheable(r));
