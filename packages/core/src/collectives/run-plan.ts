@@ -58,11 +58,7 @@ const eagerStacksPerTurn = 8;
  */
 export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
   const first = steps.next();
-  const eager =
-    context.stack === undefined &&
-    context.running.config.callerStacks &&
-    context.running.queue.length < eagerStacksPerTurn;
-  return drive(first, steps, eager ? { ...context, stack: stackAbove(runAsync) } : context);
+  return drive(first, steps, withCallerStack(context, runAsync));
 }
 
 /**
@@ -75,11 +71,23 @@ export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
  * ```
  */
 export function runPlanAsync<T>(plan: Plan<T>, context: RunContext): Promise<T> {
+  return driveOne(plan, withCallerStack(context, runPlanAsync));
+}
+
+/** With `callerStacks` on, `context` with the stack above `entry` for the first calls of a turn. */
+function withCallerStack(context: RunContext, entry: AnyFunction): RunContext {
   const eager =
     context.stack === undefined &&
     context.running.config.callerStacks &&
     context.running.queue.length < eagerStacksPerTurn;
-  return driveOne(plan, eager ? { ...context, stack: stackAbove(runPlanAsync) } : context);
+  return eager ? { ...context, stack: stackAbove(entry) } : context;
+}
+
+/** The error a failed submission rejects with; `driver` is the async function that awaited it. */
+function failure(error: unknown, plan: Plan<unknown>, context: RunContext, driver: AnyFunction): unknown {
+  // A TypeError is the binding refusing a malformed request (a bug above it): as it is.
+  if (error instanceof TypeError) return error;
+  return mapError(error, plan, context, context.stack ?? awaitingStack(driver));
 }
 
 async function driveOne<T>(plan: Plan<T>, context: RunContext): Promise<T> {
@@ -87,8 +95,7 @@ async function driveOne<T>(plan: Plan<T>, context: RunContext): Promise<T> {
   try {
     results = await context.running.queue.submit(plan);
   } catch (error) {
-    if (error instanceof TypeError) throw error;
-    throw mapError(error, plan, context, context.stack ?? awaitingStack(driveOne));
+    throw failure(error, plan, context, driveOne);
   }
   return plan.finish(results);
 }
@@ -105,9 +112,7 @@ async function drive<T>(
     try {
       results = await context.running.queue.submit(plan);
     } catch (error) {
-      // A TypeError is the binding refusing a malformed request (a bug above it): as it is.
-      if (error instanceof TypeError) throw error;
-      throw mapError(error, plan, context, context.stack ?? awaitingStack(drive));
+      throw failure(error, plan, context, drive);
     }
     next = steps.next(plan.finish(results));
   }
