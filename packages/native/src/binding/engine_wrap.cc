@@ -521,6 +521,7 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     Settler* settler;
     std::vector<uint32_t> indices;
     std::vector<napi_value> outcomes;  // nullptr: `done`
+    bool any_done = false;
   };
   std::vector<Settled> settled;
   for (JobPtr& job : d->jobs) {
@@ -534,13 +535,14 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
       auto it = std::find_if(settled.begin(), settled.end(),
                              [&](const Settled& s) { return s.settler == job->settler.get(); });
       if (it == settled.end()) {
-        settled.push_back({job->settler.get(), {}, {}});
+        settled.push_back({job->settler.get(), {}, {}, false});
         it = settled.end() - 1;
         it->indices.reserve(d->jobs.size());
         it->outcomes.reserve(d->jobs.size());
       }
       it->indices.push_back(job->call_index);
       it->outcomes.push_back(outcome);
+      it->any_done = it->any_done || outcome == nullptr;
     } else if (job->error.ok()) {
       job->deferred->Resolve(outcome);
     } else {
@@ -561,9 +563,8 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     for (size_t i = 0; i < n; ++i) {
       if (s.outcomes[i] != nullptr) outcomes.Set(static_cast<uint32_t>(i), Napi::Value(env, s.outcomes[i]));
     }
-    napi_value all_done = std::count(s.outcomes.begin(), s.outcomes.end(), nullptr) > 0 ? done() : env.Undefined();
     try {
-      s.settler->fn.Call({indices, outcomes, all_done});
+      s.settler->fn.Call({indices, outcomes, s.any_done ? done() : env.Undefined()});
     } catch (const Napi::Error& e) {
       if (!thrown) thrown = e;
     }
