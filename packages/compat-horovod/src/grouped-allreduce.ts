@@ -64,8 +64,8 @@ function run(
 }
 
 /**
- * Reduces several tensors as one group (one negotiation, fused together) into new arrays;
- * members are named `<name>_<i>of<n>`.
+ * Reduces several tensors as one group (one negotiation, fused together) into new arrays; the
+ * engine gets one request per dtype among them, named `<name>_<i>of<k>`.
  *
  * @example
  * ```ts

@@ -175,6 +175,22 @@ export interface NativeRequest {
   readonly input?: HostArray;
   /** allreduce, broadcast: where the result goes (may be `input` itself for in-place). */
   readonly output?: HostArray;
+  /**
+   * allreduce only: several arrays of one dtype reduced as one request (a packed group, as
+   * `groupedAllreduce` sends): one name, one negotiation and one cache entry for all of them.
+   * `shape` is then `[their total elements]`, and `input` and `output` are unused. Only
+   * `enqueueBatch` and `enqueueSync` take it.
+   */
+  readonly parts?: NativeParts;
+}
+
+/** The arrays of a packed group ({@link NativeRequest.parts}), index for index. */
+export interface NativeParts {
+  /** Each array's dimensions; ranks must agree on every one, as on a shape. */
+  readonly shapes: readonly (readonly number[])[];
+  readonly inputs: readonly HostArray[];
+  /** Where each result goes (an entry may be its input, for in-place). */
+  readonly outputs: readonly HostArray[];
 }
 
 /** What a completed request yields. */

@@ -8,6 +8,7 @@ export type {
   NativeEngine,
   NativeEngineConfig,
   NativeError,
+  NativeParts,
   NativeRequest,
   NativeResult,
   NativeSettle,

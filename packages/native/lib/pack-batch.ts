@@ -1,4 +1,4 @@
-import type { HostArray, NativeBinding, NativeCall, NativeEngine, NativeRequest, NativeResult, NativeSettle } from './binding.js';
+import type { HostArray, NativeBinding, NativeCall, NativeEngine, NativeParts, NativeRequest, NativeResult, NativeSettle } from './binding.js';
 
 /**
  * What the addon's `enqueuePacked` takes: the calls of one `enqueueBatch` with every number of
@@ -7,9 +7,12 @@ import type { HostArray, NativeBinding, NativeCall, NativeEngine, NativeRequest,
  * which JS's object reads are not). The layout of `numbers`, read by ReadPackedBatch and
  * ReadPackedCall in src/binding/convert.cc:
  *   per call:    requestCount, grouped (1 or 0), how many numbers its requests take, how many
- *                UTF-16 units of `names` its requests' names take
+ *                UTF-16 units of `names` its requests' names take, how many entries of
+ *                `arrays` its requests take
  *   per request: type, dtype, reduceOp, root, prescale, postscale, processSet, name.length,
- *                shape.length, ...shape, splits.length, ...splits
+ *                shape.length, ...shape, splits.length, ...splits, P, ...parts, where `parts`
+ *                lists each part's rank then its dimensions (P = 0 without parts)
+ * `arrays` holds per request its input and output, or with parts each part's input and output.
  */
 export interface PackedBatch {
   /** Per call its header, then per request its numbers. */
@@ -18,12 +21,20 @@ export interface PackedBatch {
   readonly names: string;
   /** How many requests the batch holds. */
   readonly count: number;
-  /** Per request its input, then its output (undefined where absent). */
+  /** Per request its input, then its output (undefined where absent); per part for parts. */
   readonly arrays: readonly (HostArray | undefined)[];
 }
 
-const callHeader = 4;
+const callHeader = 5;
 const scalars = 8;
+
+/** How many numbers a packed group's shapes take: per part its rank, then its dimensions. */
+function partNumbers(parts: NativeParts | undefined): number {
+  if (parts === undefined) return 0;
+  let n = 0;
+  for (const shape of parts.shapes) n += 1 + shape.length;
+  return n;
+}
 
 /**
  * Packs calls for the addon's `enqueuePacked`.
@@ -37,15 +48,17 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
   let length = 0;
   for (const call of calls) {
     length += callHeader;
-    for (const r of call.requests) length += scalars + 2 + r.shape.length + r.splits.length;
+    for (const r of call.requests) length += scalars + 3 + r.shape.length + r.splits.length + partNumbers(r.parts);
   }
   const numbers = new Float64Array(length);
   let names = '';
   const arrays: (HostArray | undefined)[] = [];
   let at = 0;
+  let count = 0;
   for (const call of calls) {
     const header = at;
     const namesBefore = names.length;
+    const arraysBefore = arrays.length;
     numbers[at] = call.requests.length;
     numbers[at + 1] = call.grouped ? 1 : 0;
     at += callHeader;
@@ -64,13 +77,27 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
       for (const d of r.shape) numbers[at++] = d;
       numbers[at++] = r.splits.length;
       for (const s of r.splits) numbers[at++] = s;
+      const parts = r.parts;
+      numbers[at++] = partNumbers(parts);
       names += r.name;
-      arrays.push(r.input, r.output);
+      if (parts === undefined) {
+        arrays.push(r.input, r.output);
+        continue;
+      }
+      const { shapes, inputs, outputs } = parts;
+      for (let i = 0; i < shapes.length; i++) {
+        const shape = shapes[i] as readonly number[];
+        numbers[at++] = shape.length;
+        for (const d of shape) numbers[at++] = d;
+        arrays.push(inputs[i], outputs[i]);
+      }
     }
     numbers[header + 2] = at - header - callHeader;
     numbers[header + 3] = names.length - namesBefore;
+    numbers[header + 4] = arrays.length - arraysBefore;
+    count += call.requests.length;
   }
-  return { numbers, names, count: arrays.length / 2, arrays };
+  return { numbers, names, count, arrays };
 }
 
 /** The engine object the addon makes: the contract's methods but `enqueueBatch` and `enqueueSync`. */

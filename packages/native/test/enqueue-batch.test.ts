@@ -104,6 +104,70 @@ describe('enqueueBatch', () => {
   });
 });
 
+describe('packed groups (NativeRequest.parts) on one rank', () => {
+  let engine: NativeEngine;
+  beforeAll(async () => {
+    engine = await start('batch-parts');
+  });
+  afterAll(() => engine.shutdown());
+
+  const allreduce = requestTypes['allreduce']!;
+  const group = (name: string, parts: NativeRequest['parts'], over: Partial<NativeRequest> = {}): NativeRequest => {
+    const total = parts!.shapes.reduce((sum, shape) => sum + shape.reduce((a, b) => a * b, 1), 0);
+    return request({ type: allreduce, name, shape: [total], parts, ...over });
+  };
+
+  it('reduces every part where it lies, scaled, in place or not, fused with a plain allreduce', async () => {
+    const a = new Float32Array([1, 2, 3, 4, 5, 6]);
+    const b = new Float32Array([10]);
+    const aOut = new Float32Array(6);
+    const plain = new Float32Array([7, 8]);
+    const { outcomes } = await run(engine, [
+      { requests: [group('g1', { shapes: [[2, 3], []], inputs: [a, b], outputs: [aOut, b] }, { prescale: 3, postscale: 0.5 })], grouped: false },
+      { requests: [request({ type: allreduce, name: 'plain', shape: [2], postscale: 2, input: plain, output: plain })], grouped: false },
+    ]);
+    expect(outcomes).toEqual([[{}], [{}]]);
+    expect([...aOut, ...b, ...plain]).toEqual([1.5, 3, 4.5, 6, 7.5, 9, 15, 14, 16]);
+    expect([...a]).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('stages float16 parts through float32 and averages int32 parts', () => {
+    // 1.0, 2.0 and 0.5 as IEEE half bits; postscale 2 doubles them.
+    const half = new Uint16Array([0x3c00, 0x4000]);
+    const half2 = new Uint16Array([0x3800]);
+    engine.enqueueSync([group('g2', { shapes: [[2], [1]], inputs: [half, half2], outputs: [half, half2] }, { dtype: dtypes['float16']!, postscale: 2 })], false);
+    expect([...half, ...half2]).toEqual([0x4000, 0x4400, 0x3c00]);
+    const ints = [new Int32Array([5, -7]), new Int32Array([9])];
+    engine.enqueueSync([group('g3', { shapes: [[2], [1]], inputs: ints, outputs: ints }, { dtype: dtypes['int32']!, reduceOp: reduceOps['average']! })], false);
+    expect(ints.map((x) => [...x])).toEqual([[5, -7], [9]]);
+  });
+
+  it('refuses parts that do not match their shapes, parts on other collectives, and parts through enqueue', () => {
+    const x = new Float32Array(2);
+    const sync = (r: NativeRequest) => () => engine.enqueueSync([r], false);
+    expect(sync(group('bad1', { shapes: [[2], [2]], inputs: [x, new Float32Array(1)], outputs: [x, x] }))).toThrow(
+      "Expected an input and an output of 8 bytes for part 2 of 'bad1' but received 4 and 8",
+    );
+    expect(sync(group('bad2', { shapes: [[2]], inputs: [[1, 2] as never], outputs: [x] }))).toThrow(
+      "Expected a TypedArray for input of part 1 of 'bad2'",
+    );
+    expect(sync(group('bad3', { shapes: [[2]], inputs: [x], outputs: [undefined as never] }))).toThrow(
+      "Expected an input and an output of 8 bytes for part 1 of 'bad3' but received 8 and 0",
+    );
+    expect(sync(group('bad4', { shapes: [[2]], inputs: [x], outputs: [x] }, { shape: [3] }))).toThrow(
+      "Expected shape [2] for 'bad4' (the total of its parts) but received [3]",
+    );
+    expect(sync(group('bad5', { shapes: [[2]], inputs: [x], outputs: [x] }, { type: requestTypes['broadcast']! }))).toThrow(
+      "Expected parts only on an allreduce ('bad5')",
+    );
+    expect(() => engine.enqueue([group('bad6', { shapes: [[2]], inputs: [x], outputs: [x] })], false)).toThrow(
+      "A request with parts (a packed group) goes through enqueueBatch or enqueueSync, not enqueue ('bad6')",
+    );
+    // None of them was queued: every name is free again.
+    engine.enqueueSync([group('bad1', { shapes: [[2]], inputs: [x], outputs: [x] })], false);
+  });
+});
+
 describe('packBatch', () => {
   it('lays every number of every request out in one Float64Array', () => {
     const x = new Float32Array(6);
@@ -112,11 +176,26 @@ describe('packBatch', () => {
       { requests: [request({ type: 5, name: 'q' }), request({ type: 5, name: 'rr' })], grouped: true },
     ]);
     expect([...batch.numbers]).toEqual([
-      1, 0, 14, 1, 2, 0, 1, 1, 0.5, 4, 3, 1, 2, 2, 3, 2, 1, 1,
-      2, 1, 20, 3, 5, 0, 1, 0, 1, 1, 0, 1, 0, 0, 5, 0, 1, 0, 1, 1, 0, 2, 0, 0,
+      1, 0, 15, 1, 2, 2, 0, 1, 1, 0.5, 4, 3, 1, 2, 2, 3, 2, 1, 1, 0,
+      2, 1, 22, 3, 4, 5, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0, 5, 0, 1, 0, 1, 1, 0, 2, 0, 0, 0,
     ]);
     expect([batch.names, batch.count]).toEqual(['pqrr', 3]);
     expect(batch.arrays).toEqual([x, x, undefined, undefined, undefined, undefined]);
+  });
+
+  it("lays a packed group out as its parts' shapes and each part's input and output", () => {
+    const [a, b, c, d] = [new Float32Array(6), new Float32Array(1), new Float32Array(6), new Float32Array(1)];
+    const group = request({ type: 0, name: 'g', shape: [7], parts: { shapes: [[2, 3], []], inputs: [a, b], outputs: [c, d] } });
+    const batch = packBatch([{ requests: [group, request({ type: 5, name: 'h' })], grouped: true }]);
+    expect([...batch.numbers]).toEqual([
+      2, 1, 27, 2, 6,
+      0, 0, 1, 0, 1, 1, 0, 1, 1, 7, 0, 4, 2, 2, 3, 0,
+      5, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0,
+    ]);
+    expect([batch.names, batch.count]).toEqual(['gh', 2]);
+    expect(batch.arrays).toEqual([a, c, b, d, undefined, undefined]);
+    expect(batch.arrays[0]).toBe(a);
+    expect(batch.arrays[1]).toBe(c);
   });
 
   it('the addon refuses a batch whose layout does not add up, and fails a call whose numbers stop short', async () => {
@@ -124,24 +203,36 @@ describe('packBatch', () => {
       enqueuePacked(batch: unknown, settle: NativeSettle): void;
       shutdown(): Promise<void>;
     };
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([5, 0, 0, 0]), names: '', count: 0, arrays: [] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([5, 0, 0, 0, 0]), names: '', count: 0, arrays: [] }, () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
     // The header claims more name units than `names` holds.
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 3]), names: 'n', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 3, 2]), names: 'n', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 1]), names: 'nn', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 1, 2]), names: 'nn', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (1 requests, a count of 1, 2 arrays and 1 of 2 name units)',
     );
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 0]), names: ['n'], count: 1, arrays: [] }, () => {})).toThrow(
+    // The header claims more arrays than `arrays` holds.
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 1, 4]), names: 'n', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+      'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
+    );
+    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 0, 0]), names: ['n'], count: 1, arrays: [] }, () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (names is not a string)',
     );
     const settled: string[] = [];
-    own.enqueuePacked({ numbers: new Float64Array([1, 0, 2, 1, 0, 0]), names: 'n', count: 1, arrays: [undefined, undefined] }, (indices, outcomes) => {
+    own.enqueuePacked({ numbers: new Float64Array([1, 0, 2, 1, 2, 0, 0]), names: 'n', count: 1, arrays: [undefined, undefined] }, (indices, outcomes) => {
       settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
     });
-    expect(settled).toEqual(["0: Expected a batch from packBatch() for enqueuePacked (call 0's numbers do not match its requests)"]);
+    // A packed group of two parts in a call that gives it two array slots, not four.
+    const group = [0, 0, 1, 0, 1, 1, 0, 1, 1, 2, 0, 4, 1, 1, 1, 1];
+    own.enqueuePacked({ numbers: new Float64Array([1, 0, group.length, 1, 2, ...group]), names: 'g', count: 1, arrays: [undefined, undefined] }, (indices, outcomes) => {
+      settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
+    });
+    expect(settled).toEqual([
+      "0: Expected a batch from packBatch() for enqueuePacked (call 0's numbers do not match its requests)",
+      "0: Expected a batch from packBatch() for enqueuePacked (call 0's numbers do not match its requests)",
+    ]);
     await own.shutdown();
   });
 

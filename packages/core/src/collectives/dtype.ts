@@ -60,15 +60,18 @@ const accepted =
 export function dtypeOf(value: unknown, name: string): DtypeName {
   const dtype = dtypeByClassName.get(typedArrayClassName.call(value));
   if (dtype === undefined) throw invalidArgument({ what: accepted, name, value });
+  // `.buffer` is a call into V8's runtime (about 40 ns): read it once.
+  const buffer = (value as ArrayBufferView).buffer as ArrayBufferLike & { readonly resizable?: boolean };
   // Only an empty view can sit on a detached buffer.
-  if ((value as ArrayBufferView).byteLength === 0 && isDetached((value as ArrayBufferView).buffer)) {
+  if ((value as ArrayBufferView).byteLength === 0 && isDetached(buffer)) {
     throw invalidArgument({
       what: 'an array whose buffer is still attached (it was transferred or structuredClone()d away; pass a fresh array)',
       name,
       value: 'a detached buffer',
     });
   }
-  if ((value as ArrayBufferView).buffer instanceof ArrayBuffer && (value as { buffer: { resizable?: boolean } }).buffer.resizable === true) {
+  // A growable SharedArrayBuffer only grows: its views stay valid.
+  if (buffer.resizable === true && buffer instanceof ArrayBuffer) {
     throw invalidArgument({
       what: 'an array over a fixed-length buffer (a resizable ArrayBuffer may shrink while the engine reads or writes it; pass a copy from array.slice())',
       name,

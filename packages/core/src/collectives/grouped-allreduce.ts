@@ -3,7 +3,8 @@ import type { HostArray, NativeRequest } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
 import { invalidArgument } from '../validation/invalid-argument.js';
-import { allreduceMember, reductionOf } from './allreduce-member.js';
+import { allreduceMember, reductionOf, type AllreduceMember, type Reduction } from './allreduce-member.js';
+import { makeRequest } from './make-request.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { groupMemberNames, requestName } from './request-names.js';
 import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
@@ -18,7 +19,10 @@ import type { SameKind } from './same-kind.js';
  * ```
  */
 export interface GroupedAllreduceOptions {
-  /** Base name (as given); members are `<base>_<i>of<n>`. */
+  /**
+   * Base name (as given). The engine gets one request per dtype among the arrays (all of them
+   * packed together), named `<base>_<i>of<k>` for k dtypes.
+   */
   readonly name?: string;
   /** The reduction; default `average`. */
   readonly op?: ReduceOpName;
@@ -69,9 +73,50 @@ function planGrouped(running: Running, arrays: unknown, options: unknown): Plan<
     }),
   );
   const base = requestName(running.counters, { op: 'grouped_allreduce', name: o.name, processSet: reduction.processSet });
-  const names = groupMemberNames(base, members.length);
-  const requests: NativeRequest[] = members.map((m, i) => m.request(names[i] ?? base));
+  const packs = packByDtype(members);
+  const names = groupMemberNames(base, packs.length);
+  const requests = packs.map((pack, i) => packedRequest(running, pack, names[i] ?? base, reduction));
   return { requests, grouped: true, opName: base, finish: () => members.map((m) => m.output) };
+}
+
+/** The members by dtype, in order of first appearance, each list in call order. */
+function packByDtype(members: readonly AllreduceMember[]): AllreduceMember[][] {
+  const first = members[0] as AllreduceMember;
+  if (members.every((m) => m.dtype === first.dtype)) return [members as AllreduceMember[]];
+  const packs = new Map<string, AllreduceMember[]>();
+  for (const m of members) {
+    const pack = packs.get(m.dtype);
+    if (pack === undefined) packs.set(m.dtype, [m]);
+    else pack.push(m);
+  }
+  return [...packs.values()];
+}
+
+/**
+ * One request for several arrays of one dtype (NativeRequest.parts): the engine negotiates,
+ * caches and reduces them as one tensor, reading and writing each array where it lies.
+ */
+function packedRequest(running: Running, pack: readonly AllreduceMember[], name: string, reduction: Reduction): NativeRequest {
+  const n = pack.length;
+  const shapes = new Array<readonly number[]>(n);
+  const inputs = new Array<HostArray>(n);
+  const outputs = new Array<HostArray>(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const m = pack[i] as AllreduceMember;
+    shapes[i] = m.shape;
+    inputs[i] = m.input;
+    outputs[i] = m.output;
+    total += m.input.length;
+  }
+  return makeRequest(running.binding, {
+    type: 'allreduce',
+    name,
+    dtype: (pack[0] as AllreduceMember).dtype,
+    shape: [total],
+    ...reduction,
+    parts: { shapes, inputs, outputs },
+  });
 }
 
 /**

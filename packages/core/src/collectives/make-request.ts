@@ -1,4 +1,4 @@
-import type { HostArray, NativeBinding, NativeRequest } from '@kolo/native';
+import type { HostArray, NativeBinding, NativeParts, NativeRequest } from '@kolo/native';
 import { UnsupportedError } from '../errors/unsupported-error.js';
 import { dtypeId, type DtypeName } from './dtype.js';
 import { reduceOpId } from './reduce-op.js';
@@ -32,6 +32,8 @@ export interface RequestFields {
   readonly processSet?: number;
   readonly input?: HostArray;
   readonly output?: HostArray;
+  /** allreduce of a packed group: its arrays (then `shape` is `[their total elements]`). */
+  readonly parts?: NativeParts;
 }
 
 /**
@@ -64,5 +66,6 @@ export function makeRequest(binding: NativeBinding, fields: RequestFields): Nati
     processSet: fields.processSet ?? 0,
     input: fields.input,
     output: fields.output,
+    parts: fields.parts,
   };
 }

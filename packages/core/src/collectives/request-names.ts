@@ -41,7 +41,8 @@ export function requestName(
 }
 
 /**
- * Member names of a group: `<base>_<i>of<n>`, 1-based, as Horovod's grouped ops.
+ * Member names of a group: `<base>_<i>of<n>`, 1-based, as Horovod's grouped ops (a grouped
+ * allreduce's members are its per-dtype packs).
  *
  * @example
  * ```ts

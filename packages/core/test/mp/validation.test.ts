@@ -13,6 +13,9 @@ const messages: Record<string, string> = {
   gatherDim:
     'Mismatched ALLGATHER tensor shapes: One rank sent a tensor with dimension 1 equal to 3, but another rank sent a tensor with dimension 1 equal to 4.',
   root: 'Mismatched BROADCAST root ranks: One rank specified root rank 0, but another rank specified root rank 1.',
+  groupShape:
+    'Mismatched ALLREDUCE tensor shapes: One rank sent tensor 2 of 2 in the group with shape [3, 2], but another rank sent it with shape [2, 3].',
+  groupCount: 'Mismatched ALLREDUCE tensor shapes: One rank sent a group of 2 tensors, but another rank sent a group of 3 tensors.',
 };
 
 describe('cross-rank validation on 2 workers', () => {

@@ -95,6 +95,14 @@ function run(r: NativeRequest, config: NativeEngineConfig): NativeResult {
   const rowLength = r.shape.slice(1).reduce((a, b) => a * b, 1);
   switch (type(r.type)) {
     case 'allreduce':
+      if (r.parts !== undefined) {
+        // A packed group: each part reduced on its own, as the engine reduces them as one.
+        r.parts.inputs.forEach((part, i) => {
+          const values = Array.from(part as ArrayLike<number | bigint>, Number);
+          write(r.parts!.outputs[i]!, values.map((x) => reduce(x, r, size)));
+        });
+        return {};
+      }
       write(
         r.output!,
         xs.map((x) => reduce(x, r, size)),

@@ -84,6 +84,28 @@ describe('names on the wire', () => {
     ]);
   });
 
+  it('grouped allreduce packs the arrays of each dtype into one request, in call order', async () => {
+    const binding = createFakeBinding();
+    await init({ binding, store, rank: 0, size: 2 });
+    const f1 = new Float32Array([1, 2]);
+    const i1 = new Int32Array([3]);
+    const f2 = new Float32Array([4, 5, 6, 7, 8, 9]);
+    const out = new Float32Array(6);
+    const results = await groupedAllreduce([f1, i1, f2], { op: 'sum', shapes: [undefined, undefined, [2, 3]], outputs: [f1, undefined, out] });
+    expect(results).toEqual([new Float32Array([2, 4]), new Int32Array([6]), new Float32Array([8, 10, 12, 14, 16, 18])]);
+    expect(results[0]).toBe(f1);
+    expect(results[2]).toBe(out);
+    const [float, int] = binding.calls[0]!.requests;
+    expect(binding.calls[0]!.grouped).toBe(true);
+    expect([float!.name, float!.shape, float!.input, float!.parts!.shapes]).toEqual(['grouped_allreduce.noname.0_1of2', [8], undefined, [[2], [2, 3]]]);
+    expect(float!.parts!.inputs[0]).toBe(f1);
+    expect(float!.parts!.inputs[1]).toBe(f2);
+    expect(float!.parts!.outputs[0]).toBe(f1);
+    expect(float!.parts!.outputs[1]).toBe(out);
+    expect([int!.name, int!.shape, int!.parts!.shapes]).toEqual(['grouped_allreduce.noname.0_2of2', [1], [[1]]]);
+    expect(int!.parts!.outputs[0]).toBe(results[1]);
+  });
+
   it('grouped allreduce validates every member before naming any', async () => {
     const binding = createFakeBinding();
     await init({ binding, store });

@@ -1,4 +1,5 @@
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "binding/job.h"
@@ -115,29 +116,34 @@ size_t ElementBytes(napi_typedarray_type type) {
   return 0;
 }
 
-View ReadArray(Napi::Env env, napi_value value, const char* key, const std::string& name) {
+// A typed array's bytes, or false when `value` is not one.
+bool ViewOf(Napi::Env env, napi_value value, View* view) {
   // napi_get_typedarray_info also covers SharedArrayBuffer-backed arrays, whose buffer
   // node-addon-api's ArrayBuffer() cannot wrap. `data` already includes the byte offset.
   napi_typedarray_type type;
   size_t length = 0, byte_offset = 0;
   void* data = nullptr;
   napi_value buffer;
-  if (napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &byte_offset) ==
+  if (napi_get_typedarray_info(env, value, &type, &length, &data, &buffer, &byte_offset) !=
       napi_ok) {
-    const size_t element = ElementBytes(type);
-    const size_t bytes =
-        element != 0 ? length * element : Napi::TypedArray(env, value).ByteLength();
-    return {data, bytes, true};
+    return false;
   }
+  const size_t element = ElementBytes(type);
+  const size_t bytes = element != 0 ? length * element : Napi::TypedArray(env, value).ByteLength();
+  *view = {data, bytes, true};
+  return true;
+}
+
+View ReadArray(Napi::Env env, napi_value value, const std::string& key, const std::string& name) {
+  View view;
+  if (ViewOf(env, value, &view)) return view;
   if (IsUndefined(env, value)) return {};
   bool is_typed = false;
   napi_is_typedarray(env, value, &is_typed);
   if (!is_typed) {
-    throw Napi::TypeError::New(env, std::string("Expected a TypedArray for ") + key + " of '" +
-                                        name + "'");
+    throw Napi::TypeError::New(env, "Expected a TypedArray for " + key + " of '" + name + "'");
   }
-  throw Napi::TypeError::New(env, std::string("Cannot read the TypedArray ") + key + " of '" +
-                                      name + "'");
+  throw Napi::TypeError::New(env, "Cannot read the TypedArray " + key + " of '" + name + "'");
 }
 
 napi_value Key(Napi::Env env, const char* name) {
@@ -153,7 +159,7 @@ napi_value Key(Napi::Env env, const char* name) {
 struct RequestKeys {
   explicit RequestKeys(Napi::Env env);
   napi_value type, name, dtype, shape, reduce_op, root, prescale, postscale, splits, process_set,
-      input, output;
+      input, output, parts;
 };
 
 RequestKeys::RequestKeys(Napi::Env env)
@@ -168,17 +174,75 @@ RequestKeys::RequestKeys(Napi::Env env)
       splits(Key(env, "splits")),
       process_set(Key(env, "processSet")),
       input(Key(env, "input")),
-      output(Key(env, "output")) {}
+      output(Key(env, "output")),
+      parts(Key(env, "parts")) {}
 
 bool NeedsData(RequestType type) {
   return type != RequestType::kBarrier && type != RequestType::kJoin &&
          type != RequestType::kAddProcessSet && type != RequestType::kRemoveProcessSet;
 }
 
+// How many arrays `parts` (message.h) describes; 0 when its ranks and dimensions do not add up
+// or a dimension is negative.
+size_t CountParts(const std::vector<int64_t>& parts) {
+  size_t count = 0;
+  for (size_t k = 0; k < parts.size(); ++count) {
+    const int64_t rank = parts[k++];
+    if (rank < 0 || static_cast<uint64_t>(rank) > parts.size() - k) return 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (parts[k++] < 0) return 0;
+    }
+  }
+  return count;
+}
+
+// The JS arrays of one request: `at(0)` and `at(1)` its input and output, and for a packed
+// group (parts) `at(2 * i)` and `at(2 * i + 1)` those of part i.
+using ArrayAt = std::function<napi_value(size_t)>;
+
+// Reads a packed group's arrays into `e->parts`, checked against the shapes in `parts`.
+void ReadParts(Napi::Env env, TensorEntry& e, const ArrayAt& at) {
+  const Request& r = e.request;
+  if (r.type != RequestType::kAllreduce) {
+    throw Napi::TypeError::New(env, "Expected parts only on an allreduce ('" + r.name + "')");
+  }
+  const size_t esize = DataTypeSize(r.dtype);
+  int64_t total = 0;
+  size_t i = 0;
+  for (size_t k = 0; k < r.parts.size(); ++i) {
+    // The batch reader checked that the ranks and dimensions add up.
+    const auto rank = static_cast<size_t>(r.parts[k++]);
+    int64_t n = 1;
+    for (size_t d = 0; d < rank; ++d) n *= r.parts[k++];
+    const size_t want = static_cast<size_t>(n) * esize;
+    const auto label = [&](const char* key) {
+      return std::string(key) + " of part " + std::to_string(i + 1);
+    };
+    napi_value in_value = at(2 * i), out_value = at(2 * i + 1);
+    View in, out;
+    if (!ViewOf(env, in_value, &in)) in = ReadArray(env, in_value, label("input"), r.name);
+    if (!ViewOf(env, out_value, &out)) out = ReadArray(env, out_value, label("output"), r.name);
+    if (!in.present || in.bytes != want || !out.present || out.bytes != want) {
+      throw Napi::TypeError::New(env, "Expected an input and an output of " + std::to_string(want) +
+                                          " bytes for part " + std::to_string(i + 1) + " of '" +
+                                          r.name + "' but received " + std::to_string(in.bytes) +
+                                          " and " + std::to_string(out.bytes));
+    }
+    e.parts.push_back({in.data, out.data, want});
+    total += n;
+  }
+  if (r.shape.size() != 1 || r.shape[0] != total) {
+    throw Napi::TypeError::New(env, "Expected shape [" + std::to_string(total) + "] for '" +
+                                        r.name + "' (the total of its parts) but received " +
+                                        ShapeString(r.shape));
+  }
+}
+
 // Checks a request whose fields were read (from an object or a packed batch) and makes it the
-// `index`th entry of `job`. `input` and `output` are the JS values (undefined where absent).
-EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, napi_value input,
-                   napi_value output, const JobPtr& job, int index, bool pin) {
+// `index`th entry of `job`, with its arrays from `at` (see ArrayAt; read only for requests
+// that move data).
+EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, const ArrayAt& at,
+                   const JobPtr& job, int index, bool pin) {
   if (!IsValidReduceOp(reduce_op)) {
     throw Napi::TypeError::New(env, "Unknown reduceOp " + std::to_string(reduce_op));
   }
@@ -190,7 +254,10 @@ EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, napi_value i
     throw Napi::TypeError::New(env, "Unknown request type or dtype for '" + r.name + "'");
   }
   if (r.type == RequestType::kJoin) r.name = kJoinName;
-  if (NeedsData(r.type)) {
+  if (!r.parts.empty()) {
+    ReadParts(env, *e, at);  // pinned by the batch's array of arrays (packed calls only)
+  } else if (NeedsData(r.type)) {
+    napi_value input = at(0), output = at(1);
     View in = ReadArray(env, input, "input", r.name);
     const size_t want = static_cast<size_t>(NumElements(r.shape)) * DataTypeSize(r.dtype);
     if (in.bytes != want) {
@@ -255,9 +322,12 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
     r.postscale = NumberOr(env, Property(env, o, keys.postscale), 1.0);
     r.splits = IntArray(env, Property(env, o, keys.splits), "splits");
     r.process_set = static_cast<int32_t>(NumberOr(env, Property(env, o, keys.process_set), 0));
-    napi_value input = NeedsData(r.type) ? Property(env, o, keys.input) : nullptr;
-    napi_value output = NeedsData(r.type) ? Property(env, o, keys.output) : nullptr;
-    entries.push_back(MakeEntry(env, std::move(r), op, input, output, job, static_cast<int>(i), pin));
+    if (!IsUndefined(env, Property(env, o, keys.parts))) {
+      throw Napi::TypeError::New(env, "A request with parts (a packed group) goes through "
+                                      "enqueueBatch or enqueueSync, not enqueue ('" + r.name + "')");
+    }
+    const ArrayAt at = [&](size_t k) { return Property(env, o, k == 0 ? keys.input : keys.output); };
+    entries.push_back(MakeEntry(env, std::move(r), op, at, job, static_cast<int>(i), pin));
   }
   FinishCall(entries, grouped, job);
   return entries;
@@ -299,12 +369,13 @@ PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value) {
   const auto count = [](double d, double limit) {
     return d >= 0 && d <= limit && d == static_cast<double>(static_cast<size_t>(d));
   };
-  size_t at = 0, name_units = 0;
+  size_t at = 0, name_units = 0, slots = 0;
   uint32_t requests = 0;
   while (at < length) {
     if (length - at < kCallHeader || !count(batch.numbers[at], names) ||
         !count(batch.numbers[at + 2], static_cast<double>(length - at - kCallHeader)) ||
-        !count(batch.numbers[at + 3], static_cast<double>(batch.names.size() - name_units))) {
+        !count(batch.numbers[at + 3], static_cast<double>(batch.names.size() - name_units)) ||
+        !count(batch.numbers[at + 4], static_cast<double>(arrays - slots))) {
       throw malformed("a call header at " + std::to_string(at) + " does not fit");
     }
     PackedCall call;
@@ -314,13 +385,15 @@ PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value) {
     call.end = call.begin + static_cast<size_t>(batch.numbers[at + 2]);
     call.name_begin = name_units;
     call.name_end = name_units += static_cast<size_t>(batch.numbers[at + 3]);
+    call.slot_begin = slots;
+    call.slot_end = slots += static_cast<size_t>(batch.numbers[at + 4]);
     call.first_request = requests;
     requests += call.count;
     if (requests > names) throw malformed("more requests than the count");
     batch.calls.push_back(call);
     at = call.end;
   }
-  if (requests != names || arrays != 2 * names || name_units != batch.names.size()) {
+  if (requests != names || arrays != slots || name_units != batch.names.size()) {
     throw malformed(std::to_string(requests) + " requests, a count of " + std::to_string(names) +
                     ", " + std::to_string(arrays) + " arrays and " + std::to_string(name_units) +
                     " of " + std::to_string(batch.names.size()) + " name units");
@@ -352,8 +425,8 @@ std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
   std::vector<EntryPtr> entries;
   entries.reserve(call.count);
   size_t name_at = call.name_begin;
+  size_t slot = call.slot_begin;
   for (uint32_t i = 0; i < call.count; ++i) {
-    const uint32_t k = call.first_request + i;
     Request r;
     r.type = static_cast<RequestType>(static_cast<int>(next()));
     r.dtype = static_cast<DataType>(static_cast<int>(next()));
@@ -371,14 +444,23 @@ std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
     name_at += static_cast<size_t>(name_units);
     r.shape = dims();
     r.splits = dims();
-    napi_value input, output;
-    if (napi_get_element(env, batch.arrays, 2 * k, &input) != napi_ok ||
-        napi_get_element(env, batch.arrays, 2 * k + 1, &output) != napi_ok) {
-      throw Napi::Error::New(env);
-    }
-    entries.push_back(MakeEntry(env, std::move(r), op, input, output, job, static_cast<int>(i), pin));
+    r.parts = dims();
+    // A packed group's parts each take two slots, any other request two in all.
+    const size_t parts = CountParts(r.parts);
+    const size_t slots = r.parts.empty() ? 2 : 2 * parts;
+    if (slots == 0 || slots > call.slot_end - slot) throw malformed();
+    const size_t first = slot;
+    slot += slots;
+    const ArrayAt array_at = [&](size_t j) {
+      napi_value v;
+      if (napi_get_element(env, batch.arrays, static_cast<uint32_t>(first + j), &v) != napi_ok) {
+        throw Napi::Error::New(env);
+      }
+      return v;
+    };
+    entries.push_back(MakeEntry(env, std::move(r), op, array_at, job, static_cast<int>(i), pin));
   }
-  if (at != call.end || name_at != call.name_end) throw malformed();
+  if (at != call.end || name_at != call.name_end || slot != call.slot_end) throw malformed();
   FinishCall(entries, call.grouped, job);
   return entries;
 }

@@ -66,13 +66,14 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
 // A PackedBatch (lib/pack-batch.ts has the layout): the numbers of every request in one
 // Float64Array and every name in one string, so reading one costs a few N-API calls instead of
 // one per field.
-inline constexpr size_t kCallHeader = 4;  // requests, grouped, numbers, name units
+inline constexpr size_t kCallHeader = 5;  // requests, grouped, numbers, name units, array slots
 struct PackedCall {
-  uint32_t first_request = 0;  // index of its first request (its arrays are at 2 * index)
+  uint32_t first_request = 0;  // index of its first request
   uint32_t count = 0;          // requests in the call
   bool grouped = false;
   size_t begin = 0, end = 0;   // its requests' numbers
   size_t name_begin = 0, name_end = 0;  // its requests' names, in UTF-16 units of `names`
+  size_t slot_begin = 0, slot_end = 0;  // its requests' arrays, in `arrays`
 };
 struct PackedBatch {
   const double* numbers = nullptr;

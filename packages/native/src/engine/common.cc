@@ -105,4 +105,17 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return out.str();
 }
 
+std::optional<std::vector<std::vector<int64_t>>> PartShapes(const std::vector<int64_t>& parts) {
+  std::vector<std::vector<int64_t>> shapes;
+  size_t at = 0;
+  while (at < parts.size()) {
+    const int64_t rank = parts[at++];
+    if (rank < 0 || static_cast<uint64_t>(rank) > parts.size() - at) return std::nullopt;
+    shapes.emplace_back(parts.begin() + static_cast<std::ptrdiff_t>(at),
+                        parts.begin() + static_cast<std::ptrdiff_t>(at + static_cast<size_t>(rank)));
+    at += static_cast<size_t>(rank);
+  }
+  return shapes;
+}
+
 }  // namespace kolo

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,14 @@ struct Status {
   }
 };
 
+// One tensor of a fused allreduce: `bytes` read from `in`, its result written to `out` (which
+// may be `in`).
+struct BufferSegment {
+  const void* in = nullptr;
+  void* out = nullptr;
+  size_t bytes = 0;
+};
+
 size_t DataTypeSize(DataType dtype);
 const char* DataTypeName(DataType dtype);
 // Upper-case names as Horovod prints them in messages, e.g. "ALLREDUCE".
@@ -77,5 +86,7 @@ bool IsValidReduceOp(int value);
 
 int64_t NumElements(const std::vector<int64_t>& shape);
 std::string ShapeString(const std::vector<int64_t>& shape);
+// The shapes in a request's `parts` (message.h); nullopt when they do not add up.
+std::optional<std::vector<std::vector<int64_t>>> PartShapes(const std::vector<int64_t>& parts);
 
 }  // namespace kolo

@@ -35,6 +35,26 @@ bool GathersFirstDim(RequestType type) {
   return type == RequestType::kAllgather || type == RequestType::kAlltoall;
 }
 
+// Two ranks sent a packed group (a grouped allreduce's arrays as one request) that differ.
+std::string PartsMismatch(const Request& a, const Request& b) {
+  const auto none = std::vector<std::vector<int64_t>>{};
+  const auto pa = PartShapes(a.parts).value_or(none);
+  const auto pb = PartShapes(b.parts).value_or(none);
+  std::ostringstream msg;
+  msg << "Mismatched " << RequestTypeName(a.type) << " tensor shapes: ";
+  if (pa.size() != pb.size()) {
+    msg << "One rank sent a group of " << pa.size() << " tensors, but another rank sent a group of "
+        << pb.size() << " tensors.";
+    return msg.str();
+  }
+  size_t i = 0;
+  while (i + 1 < pa.size() && pa[i] == pb[i]) ++i;
+  msg << "One rank sent tensor " << i + 1 << " of " << pa.size() << " in the group with shape "
+      << (i < pa.size() ? ShapeString(pa[i]) : "[]") << ", but another rank sent it with shape "
+      << (i < pb.size() ? ShapeString(pb[i]) : "[]") << ".";
+  return msg.str();
+}
+
 // Checks that need every present request compared against the first one; returns "" if fine.
 std::string FirstMismatch(const std::vector<const Request*>& reqs) {
   const Request& a = *reqs.front();
@@ -53,6 +73,9 @@ std::string FirstMismatch(const std::vector<const Request*>& reqs) {
           << ", but another rank did an " << RequestTypeName(bp->type) << ".";
       return msg.str();
     }
+  }
+  for (const Request* bp : reqs) {
+    if (bp->parts != a.parts) return PartsMismatch(a, *bp);
   }
   if (NeedsIdenticalShape(a.type)) {
     for (const Request* bp : reqs) {

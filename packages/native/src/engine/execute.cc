@@ -23,6 +23,23 @@ void Normalise(ReduceOp& op, double& postscale, int size) {
   }
 }
 
+// Where the entries' data lies, one segment per array: a packed group gives one per part.
+std::vector<BufferSegment> Segments(const std::vector<EntryPtr>& entries, size_t esize) {
+  std::vector<BufferSegment> segments;
+  size_t n = 0;
+  for (const EntryPtr& e : entries) n += e->parts.empty() ? 1 : e->parts.size();
+  segments.reserve(n);
+  for (const EntryPtr& e : entries) {
+    if (!e->parts.empty()) {
+      segments.insert(segments.end(), e->parts.begin(), e->parts.end());
+      continue;
+    }
+    segments.push_back(
+        {e->input, e->output, static_cast<size_t>(NumElements(e->request.shape)) * esize});
+  }
+  return segments;
+}
+
 }  // namespace
 
 void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
@@ -31,44 +48,43 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   double post = response.postscale;
   Normalise(op, post, g.size());
   const DataType dtype = response.dtype;
+  const size_t esize = DataTypeSize(dtype);
   int64_t total = 0;
   for (const EntryPtr& e : entries) total += NumElements(e->request.shape);
-  tuning_bytes_ += total * static_cast<int64_t>(DataTypeSize(dtype));
+  tuning_bytes_ += total * static_cast<int64_t>(esize);
+  const std::vector<BufferSegment> segments = Segments(entries, esize);
 
   if (dtype == DataType::kFloat16) {
     std::vector<float> staging(static_cast<size_t>(total));
-    int64_t offset = 0;
-    for (const EntryPtr& e : entries) {
-      int64_t n = NumElements(e->request.shape);
-      HalfToFloatBuffer(static_cast<const uint16_t*>(e->input), staging.data() + offset, n);
-      offset += n;
+    float* at = staging.data();
+    for (const BufferSegment& s : segments) {
+      HalfToFloatBuffer(static_cast<const uint16_t*>(s.in), at, static_cast<int64_t>(s.bytes / 2));
+      at += s.bytes / 2;
     }
     ScaleBuffer(staging.data(), total, DataType::kFloat32, response.prescale);
     Phase(entries, AllreduceActivity(g));
     GroupAllreduce(g, staging.data(), total, DataType::kFloat32, op);
     PhaseEnd(entries);
     ScaleBuffer(staging.data(), total, DataType::kFloat32, post);
-    offset = 0;
-    for (const EntryPtr& e : entries) {
-      int64_t n = NumElements(e->request.shape);
-      FloatToHalfBuffer(staging.data() + offset, static_cast<uint16_t*>(e->output), n);
-      offset += n;
+    at = staging.data();
+    for (const BufferSegment& s : segments) {
+      FloatToHalfBuffer(at, static_cast<uint16_t*>(s.out), static_cast<int64_t>(s.bytes / 2));
+      at += s.bytes / 2;
     }
     return;
   }
-  const size_t esize = DataTypeSize(dtype);
-  if (entries.size() == 1) {
-    TensorEntry& e = *entries[0];
-    const void* in = e.input;
+  if (segments.size() == 1) {
+    const BufferSegment& s = segments[0];
+    const void* in = s.in;
     if (response.prescale != 1.0) {
-      if (e.output != e.input) CopyBytes(e.output, e.input, static_cast<size_t>(total) * esize);
-      ScaleBuffer(e.output, total, dtype, response.prescale);
-      in = e.output;
+      if (s.out != s.in) CopyBytes(s.out, s.in, s.bytes);
+      ScaleBuffer(s.out, total, dtype, response.prescale);
+      in = s.out;
     }
     // The transport reads the input where it lies (no copy to the output first) and applies
     // the postscale as it reduces.
     Phase(entries, AllreduceActivity(g));
-    GroupAllreduceInto(g, in, e.output, total, dtype, op, post);
+    GroupAllreduceInto(g, in, s.out, total, dtype, op, post);
     PhaseEnd(entries);
     return;
   }
@@ -76,12 +92,6 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
     // The transport reads each tensor where it lies and writes each result in place. The path
     // below keeps Horovod's fusion buffer for a prescale, for the hierarchical allreduce (which
     // reduces one contiguous buffer) and for the timeline (which shows its copies).
-    std::vector<BufferSegment> segments;
-    segments.reserve(entries.size());
-    for (const EntryPtr& e : entries) {
-      segments.push_back({e->input, e->output,
-                          static_cast<size_t>(NumElements(e->request.shape)) * esize});
-    }
     g.transport->AllreduceSegments(segments, total, dtype, op, post, fusion_buffer_);
     return;
   }
@@ -90,10 +100,9 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   char* buf = fusion_buffer_.data();
   Phase(entries, "MEMCPY_IN_FUSION_BUFFER");
   size_t offset = 0;
-  for (const EntryPtr& e : entries) {
-    size_t n = static_cast<size_t>(NumElements(e->request.shape)) * esize;
-    CopyBytes(buf + offset, e->input, n);
-    offset += n;
+  for (const BufferSegment& s : segments) {
+    CopyBytes(buf + offset, s.in, s.bytes);
+    offset += s.bytes;
   }
   PhaseEnd(entries);
   ScaleBuffer(buf, total, dtype, response.prescale);
@@ -102,10 +111,9 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   PhaseEnd(entries);
   Phase(entries, "MEMCPY_OUT_FUSION_BUFFER");
   offset = 0;
-  for (const EntryPtr& e : entries) {
-    size_t n = static_cast<size_t>(NumElements(e->request.shape)) * esize;
-    CopyBytes(e->output, buf + offset, n);
-    offset += n;
+  for (const BufferSegment& s : segments) {
+    CopyBytes(s.out, buf + offset, s.bytes);
+    offset += s.bytes;
   }
   PhaseEnd(entries);
 }

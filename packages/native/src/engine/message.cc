@@ -77,6 +77,7 @@ std::vector<char> Serialize(const RequestList& list) {
     w.Pod<double>(r.prescale);
     w.Pod<double>(r.postscale);
     w.Ints(r.splits);
+    w.Ints(r.parts);
     w.Str(r.group);
     w.Pod<int32_t>(r.group_size);
     w.Pod<int32_t>(r.process_set);
@@ -101,6 +102,7 @@ RequestList ParseRequestList(const std::vector<char>& bytes) {
     r.prescale = rd.Pod<double>();
     r.postscale = rd.Pod<double>();
     r.splits = rd.Ints();
+    r.parts = rd.Ints();
     r.group = rd.Str();
     r.group_size = rd.Pod<int32_t>();
     r.process_set = rd.Pod<int32_t>();

@@ -22,6 +22,10 @@ struct Request {
   double prescale = 1.0;
   double postscale = 1.0;
   std::vector<int64_t> splits;  // alltoall rows per destination; empty = even split
+  // allreduce of a packed group: the dimensions of each of its arrays, one after another, each
+  // as its rank then its dims ([2, 3, 4, 1, 5]: a 3x4 array then a 5-element one). `shape` is
+  // then [their total elements]. Empty for one array. Checked across ranks like a shape.
+  std::vector<int64_t> parts;
   std::string group;            // non-empty for members of a grouped call
   int32_t group_size = 0;
   int32_t process_set = 0;      // 0: every rank. add: splits = the new set's ranks; remove: root = id

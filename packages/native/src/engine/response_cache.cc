@@ -5,6 +5,7 @@ namespace {
 
 bool SameParameters(const Request& a, const Request& b) {
   return a.type == b.type && a.dtype == b.dtype && a.shape == b.shape &&
+         a.parts == b.parts &&
          a.reduce_op == b.reduce_op && a.root == b.root && a.prescale == b.prescale &&
          a.postscale == b.postscale && a.process_set == b.process_set && a.group == b.group;
 }

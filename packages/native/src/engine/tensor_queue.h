@@ -19,6 +19,9 @@ struct TensorEntry {
   Request request;
   const void* input = nullptr;
   void* output = nullptr;            // allreduce/broadcast destination
+  // An allreduce of a packed group (request.parts set): its arrays, in order; input and output
+  // are then null.
+  std::vector<BufferSegment> parts;
   std::vector<char> result;          // allgather/alltoall/reducescatter result bytes
   std::vector<int64_t> result_splits;
   int32_t last_joined_rank = -1;

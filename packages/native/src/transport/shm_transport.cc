@@ -183,7 +183,16 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
                                      DataType dtype, ReduceOp op, double postscale,
                                      std::vector<char>& scratch) {
   if (count == 0) return;
-  if (size_ == 1 || segments.size() == 1) {
+  if (size_ == 1) {
+    // Alone, each result is its input scaled: one copy per segment, no fusion buffer.
+    const size_t esize = DataTypeSize(dtype);
+    for (const BufferSegment& s : segments) {
+      if (s.out != s.in && s.bytes != 0) CopyBytes(s.out, s.in, s.bytes);
+      ScaleBuffer(s.out, static_cast<int64_t>(s.bytes / esize), dtype, postscale);
+    }
+    return;
+  }
+  if (segments.size() == 1) {
     Transport::AllreduceSegments(segments, count, dtype, op, postscale, scratch);
     return;
   }

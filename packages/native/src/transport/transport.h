@@ -26,14 +26,6 @@ class TransportError : public std::runtime_error {
   bool timed_out_;
 };
 
-// One tensor of a fused allreduce: `bytes` read from `in`, its result written to `out` (which
-// may be `in`).
-struct BufferSegment {
-  const void* in = nullptr;
-  void* out = nullptr;
-  size_t bytes = 0;
-};
-
 struct TransportCapabilities {
   std::string name;
   std::vector<DataType> reduce_dtypes;  // float16 is reduced by the engine in float32

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "engine/coordinator.h"
 
 namespace kolo {
@@ -94,6 +96,35 @@ TEST(Coordinator, MismatchedShapeMessage) {
   EXPECT_EQ(OnlyError(c.Compute(lists)),
             "Mismatched ALLREDUCE tensor shapes: One rank sent a tensor of shape [17, 17, 17], "
             "but another rank sent a tensor of shape [18, 18, 18].");
+}
+
+TEST(Coordinator, PackedGroupsAreComparedPartByPart) {
+  // Parts [2, 3] and [4] on rank 0; rank 1 swaps the first part's dimensions, then sends three
+  // parts: the first difference is named, before the total (the same 10 elements) is compared.
+  const auto packed = [](int rank, const std::string& name, std::vector<int64_t> parts) {
+    Request r = Make(rank, name, RequestType::kAllreduce, DataType::kFloat32, {10});
+    r.parts = std::move(parts);
+    return r;
+  };
+  Coordinator c(2, 0);
+  auto lists = Lists(2);
+  lists[0].requests = {packed(0, "g", {2, 2, 3, 1, 4}), packed(0, "h", {2, 2, 3, 1, 4}),
+                       packed(0, "ok", {2, 2, 3, 1, 4})};
+  lists[1].requests = {packed(1, "g", {2, 3, 2, 1, 4}), packed(1, "h", {1, 6, 1, 2, 1, 2}),
+                       packed(1, "ok", {2, 2, 3, 1, 4})};
+  const ResponseList out = c.Compute(lists);
+  ASSERT_EQ(out.responses.size(), 3u);
+  std::map<std::string, std::string> errors;
+  for (const Response& r : out.responses) {
+    if (r.type == RequestType::kError) errors[r.names[0]] = r.error_message;
+  }
+  EXPECT_EQ(errors["g"],
+            "Mismatched ALLREDUCE tensor shapes: One rank sent tensor 1 of 2 in the group with "
+            "shape [2, 3], but another rank sent it with shape [3, 2].");
+  EXPECT_EQ(errors["h"],
+            "Mismatched ALLREDUCE tensor shapes: One rank sent a group of 2 tensors, but another "
+            "rank sent a group of 3 tensors.");
+  EXPECT_EQ(errors.count("ok"), 0u);
 }
 
 TEST(Coordinator, MismatchedScaleAndOpMessages) {

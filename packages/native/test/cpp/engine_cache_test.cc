@@ -144,6 +144,49 @@ class EngineCache : public ::testing::Test {
     }
   }
 
+  // Submits `name` on `rank` as a packed group (one request, Request::parts) of arrays with
+  // `shapes`, part k holding base + rank + k, each in its own buffer.
+  Status SubmitPacked(int rank, const std::string& name, const std::vector<std::vector<int64_t>>& shapes,
+                      float base) {
+    Request req;
+    int64_t total = 0;
+    for (const auto& shape : shapes) {
+      req.parts.push_back(static_cast<int64_t>(shape.size()));
+      req.parts.insert(req.parts.end(), shape.begin(), shape.end());
+      total += NumElements(shape);
+    }
+    Request r = Allreduce(name, {total});
+    r.parts = req.parts;
+    auto e = std::make_unique<TensorEntry>();
+    e->request = r;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      auto& buf = buffers_[{rank, name + "." + std::to_string(k)}];
+      buf.assign(static_cast<size_t>(NumElements(shapes[k])), base + static_cast<float>(rank + k));
+      e->parts.push_back({buf.data(), buf.data(), buf.size() * sizeof(float)});
+    }
+    e->owner = std::make_shared<int>(0);
+    std::vector<EntryPtr> v;
+    v.push_back(std::move(e));
+    return engines_[rank]->Enqueue(std::move(v), true);
+  }
+
+  // Waits for packed group `name` on every rank and checks each part's sums.
+  void ExpectPackedSums(const std::string& name, const std::vector<std::vector<int64_t>>& shapes,
+                        float base) {
+    float ranks = 0;
+    for (int r = 0; r < size_; ++r) ranks += static_cast<float>(r);
+    for (int r = 0; r < size_; ++r) {
+      auto [entry, status] = sinks_[r]->Wait(name);
+      ASSERT_TRUE(status.ok()) << status.message;
+      ASSERT_EQ(entry->parts.size(), shapes.size());
+      for (size_t k = 0; k < shapes.size(); ++k) {
+        const float* out = static_cast<const float*>(entry->parts[k].out);
+        const float want = static_cast<float>(size_) * (base + static_cast<float>(k)) + ranks;
+        for (int64_t i = 0; i < NumElements(shapes[k]); ++i) ASSERT_EQ(out[i], want) << name << " part " << k;
+      }
+    }
+  }
+
   int size_ = 0;
   int64_t spin_us_ = EngineConfig().caller_spin_us;
   int64_t idle_wake_ms_ = EngineConfig().idle_wake_ms;
@@ -201,6 +244,47 @@ TEST_F(EngineCache, ARepeatedGroupSkipsTheCoordinatorsGather) {
 // One member that misses (here a changed shape, the same on every rank, so no mismatch) sends
 // the whole group to the coordinator: were the others taken from the cache, the coordinator
 // would wait forever for the rest of the group. The group is cached again afterwards.
+// groupedAllreduce's arrays travel as one request with parts: cached as one name, fused with
+// other allreduces, and negotiated again (never a stale hit) when the parts change but their
+// total does not.
+TEST_F(EngineCache, APackedGroupIsCachedAsOneNameAndItsPartsAreChecked) {
+  Start(2);
+  const std::vector<std::vector<int64_t>> shapes = {{2}, {3}};
+  for (int step = 0; step < 6; ++step) {
+    if (step == 2) {
+      for (int r = 0; r < 2; ++r) gathers_[r] = 0;  // cached after the first step
+    }
+    for (int r = 0; r < 2; ++r) {
+      ASSERT_TRUE(SubmitPacked(r, "p", shapes, static_cast<float>(step)).ok());
+      ASSERT_TRUE(Submit(r, Allreduce("w", {4}), std::vector<float>(4, 1.0f)).ok());
+    }
+    ExpectPackedSums("p", shapes, static_cast<float>(step));
+    for (int r = 0; r < 2; ++r) {
+      auto [entry, status] = sinks_[r]->Wait("w");
+      ASSERT_TRUE(status.ok()) << status.message;
+      EXPECT_EQ(static_cast<const float*>(entry->output)[3], 2.0f);
+    }
+  }
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
+
+  // The same 5 elements as [3] then [2]: the cached [2], [3] must not be taken for it.
+  const std::vector<std::vector<int64_t>> swapped = {{3}, {2}};
+  for (int r = 0; r < 2; ++r) ASSERT_TRUE(SubmitPacked(r, "p", swapped, 10.0f).ok());
+  ExpectPackedSums("p", swapped, 10.0f);
+  for (int r = 0; r < 2; ++r) EXPECT_GT(gathers_[r].load(), 0) << "rank " << r;
+
+  // The ranks disagree on the parts: both get the coordinator's message.
+  ASSERT_TRUE(SubmitPacked(0, "p", shapes, 0.0f).ok());
+  ASSERT_TRUE(SubmitPacked(1, "p", swapped, 0.0f).ok());
+  for (int r = 0; r < 2; ++r) {
+    auto [entry, status] = sinks_[r]->Wait("p");
+    EXPECT_EQ(status.code, StatusCode::kMismatch);
+    EXPECT_EQ(status.message,
+              "Mismatched ALLREDUCE tensor shapes: One rank sent tensor 1 of 2 in the group with "
+              "shape [2], but another rank sent it with shape [3].");
+  }
+}
+
 TEST_F(EngineCache, AGroupWithOneChangedMemberIsNegotiatedWhole) {
   Start(2);
   const std::vector<std::string> names = {"h.a", "h.b", "h.c"};

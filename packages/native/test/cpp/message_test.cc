@@ -18,6 +18,7 @@ TEST(Message, RequestListRoundTripsEveryField) {
   r.prescale = 0.5;
   r.postscale = 3.0;
   r.splits = {1, 3};
+  r.parts = {2, 2, 3, 0, 1, 5};
   r.group = "g#group";
   r.group_size = 2;
   list.requests.push_back(r);
@@ -35,6 +36,7 @@ TEST(Message, RequestListRoundTripsEveryField) {
   EXPECT_EQ(b.prescale, 0.5);
   EXPECT_EQ(b.postscale, 3.0);
   EXPECT_EQ(b.splits, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(b.parts, (std::vector<int64_t>{2, 2, 3, 0, 1, 5}));
   EXPECT_EQ(b.group, "g#group");
   EXPECT_EQ(b.group_size, 2);
 }

@@ -17,6 +17,9 @@ const rules = {
   gatherDim: () => kolo.allgather(new Float32Array(odd ? 4 : 3), { shape: odd ? [1, 4] : [1, 3], name: 'gatherDim' }),
   gatherScalar: () => kolo.allgather(new Float32Array(1), { shape: [], name: 'gatherScalar' }),
   root: () => kolo.broadcast(new Float32Array(2), { root: odd ? 1 : 0, name: 'root' }),
+  // groupedAllreduce sends its arrays as one request; the coordinator compares them one by one.
+  groupShape: () => kolo.groupedAllreduce([new Float32Array(4), new Float32Array(6)], { shapes: [[4], odd ? [2, 3] : [3, 2]], name: 'groupShape' }),
+  groupCount: () => kolo.groupedAllreduce(odd ? [new Float32Array(1), new Float32Array(1), new Float32Array(1)] : [new Float32Array(1), new Float32Array(2)], { name: 'groupCount' }),
 };
 
 for (const [rule, run] of Object.entries(rules)) {
