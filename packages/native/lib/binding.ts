@@ -188,6 +188,7 @@ export interface NativeRequest {
 export interface NativeParts {
   /** Each array's dimensions; ranks must agree on every one, as on a shape. */
   readonly shapes: readonly (readonly number[])[];
+  /** Each array's data, read where it lies. */
   readonly inputs: readonly HostArray[];
   /** Where each result goes (an entry may be its input, for in-place). */
   readonly outputs: readonly HostArray[];

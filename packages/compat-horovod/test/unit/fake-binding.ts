@@ -26,11 +26,16 @@ function answer(r: NativeRequest): NativeResult {
   const input = r.input as HostArray;
   if (r.type === constants.requestTypes.allreduce || r.type === constants.requestTypes.broadcast) {
     const factor = r.type === constants.requestTypes.allreduce ? r.prescale * r.postscale : 1;
-    const out = r.output as HostArray;
     const half = r.dtype === constants.dtypes.float16;
-    input.forEach((v: number | bigint, i: number) => {
-      if (typeof v === 'bigint') out[i] = v;
-      else out[i] = half ? toFloat16Bits(fromFloat16Bits(v) * factor) : v * factor;
+    // A packed group (groupedAllreduce) carries its arrays in `parts`.
+    const inputs = r.parts?.inputs ?? [input];
+    const outputs = r.parts?.outputs ?? [r.output as HostArray];
+    inputs.forEach((data, k) => {
+      const out = outputs[k] as HostArray;
+      data.forEach((v: number | bigint, i: number) => {
+        if (typeof v === 'bigint') out[i] = v;
+        else out[i] = half ? toFloat16Bits(fromFloat16Bits(v) * factor) : v * factor;
+      });
     });
     return {};
   }
