@@ -1,7 +1,7 @@
 import type { HostArray, NativeRequest } from '@kolo/native';
 import type { Running } from '../runtime/runtime-state.js';
 import { expectFiniteNumber } from '../validation/checks.js';
-import { dtypeOf, type DtypeName } from './dtype.js';
+import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { reduceOpId, type ReduceOpName } from './reduce-op.js';
 import { outputArray } from './result-arrays.js';
@@ -44,16 +44,13 @@ export function reductionOf(
 
 /** One validated allreduce input: its result array, and its request once it has a name. */
 export interface AllreduceMember {
-  readonly input: HostArray;
-  readonly dtype: DtypeName;
-  readonly shape: readonly number[];
   readonly output: HostArray;
   request(name: string): NativeRequest;
 }
 
 /**
- * Validates one array with its shape and output. `labels` name the arguments in messages
- * (`data`, or `arrays[2]` inside a group). Naming comes after validation, so a failed call
+ * Validates one array with its shape and output. `labels` name the arguments in messages.
+ * Naming comes after validation, so a failed call
  * never consumes an unnamed-request counter.
  *
  * @example
@@ -84,9 +81,6 @@ export function allreduceMember(
   });
   const { reduceOp, prescale, postscale, processSet } = spec.reduction;
   return {
-    input: data,
-    dtype,
-    shape,
     output,
     request: (name) =>
       makeRequest(running.binding, {

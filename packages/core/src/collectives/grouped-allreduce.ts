@@ -1,9 +1,12 @@
 import type { ProcessSet } from './process-set.js';
-import type { HostArray, NativeRequest } from '@kolo/native';
+import type { HostArray, NativeParts, NativeRequest } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
 import { invalidArgument } from '../validation/invalid-argument.js';
-import { allreduceMember, reductionOf, type AllreduceMember, type Reduction } from './allreduce-member.js';
+import { reductionOf, type Reduction } from './allreduce-member.js';
+import { dtypeOf, type DtypeName } from './dtype.js';
+import { outputArray } from './result-arrays.js';
+import { resolveShape } from './shape.js';
 import { makeRequest } from './make-request.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { groupMemberNames, requestName } from './request-names.js';
@@ -48,6 +51,33 @@ function perArray(value: unknown, count: number, name: string): readonly unknown
   return value;
 }
 
+/** A group's arrays after validation, index for index, in call order. */
+interface Members {
+  readonly dtypes: DtypeName[];
+  readonly shapes: (readonly number[])[];
+  readonly inputs: HostArray[];
+  readonly outputs: HostArray[];
+}
+
+/** Validates every array with its shape and output (one pass, no object per array). */
+function validateMembers(arrays: readonly unknown[], shapes: readonly unknown[], outputs: readonly unknown[]): Members {
+  const n = arrays.length;
+  const members: Members = { dtypes: new Array(n), shapes: new Array(n), inputs: new Array(n), outputs: new Array(n) };
+  for (let i = 0; i < n; i++) {
+    const data = arrays[i];
+    const dtype = dtypeOf(data, `arrays[${i}]`);
+    const { length } = data as HostArray;
+    const shape = shapes[i];
+    const output = outputs[i];
+    members.dtypes[i] = dtype;
+    members.inputs[i] = data as HostArray;
+    members.shapes[i] = shape === undefined ? [length] : resolveShape(shape, { length, name: `shapes[${i}]` });
+    // In place needs no second look at the array.
+    members.outputs[i] = output === data ? (data as HostArray) : outputArray({ output, dtype, length, name: `outputs[${i}]` });
+  }
+  return members;
+}
+
 function planGrouped(running: Running, arrays: unknown, options: unknown): Plan<HostArray[]> {
   const o = checkOptions(options as GroupedAllreduceOptions | undefined, {
     opName: 'groupedAllreduce',
@@ -63,59 +93,47 @@ function planGrouped(running: Running, arrays: unknown, options: unknown): Plan<
   const shapes = perArray(o.shapes, arrays.length, 'shapes');
   const outputs = perArray(o.outputs, arrays.length, 'outputs');
   const reduction = reductionOf(running, o);
-  const members = (arrays as unknown[]).map((data, i) =>
-    allreduceMember(running, {
-      data,
-      shape: shapes[i],
-      output: outputs[i],
-      reduction,
-      labels: { data: `arrays[${i}]`, shape: `shapes[${i}]`, output: `outputs[${i}]` },
-    }),
-  );
+  const members = validateMembers(arrays, shapes, outputs);
   const base = requestName(running.counters, { op: 'grouped_allreduce', name: o.name, processSet: reduction.processSet });
   const packs = packByDtype(members);
   const names = groupMemberNames(base, packs.length);
-  const requests = packs.map((pack, i) => packedRequest(running, pack, names[i] ?? base, reduction));
-  return { requests, grouped: true, opName: base, finish: () => members.map((m) => m.output) };
+  const requests = packs.map((parts, i) => packedRequest(running, parts, names[i] ?? base, reduction));
+  return { requests, grouped: true, opName: base, finish: () => members.outputs };
 }
 
-/** The members by dtype, in order of first appearance, each list in call order. */
-function packByDtype(members: readonly AllreduceMember[]): AllreduceMember[][] {
-  const first = members[0] as AllreduceMember;
-  if (members.every((m) => m.dtype === first.dtype)) return [members as AllreduceMember[]];
-  const packs = new Map<string, AllreduceMember[]>();
-  for (const m of members) {
-    const pack = packs.get(m.dtype);
-    if (pack === undefined) packs.set(m.dtype, [m]);
-    else pack.push(m);
-  }
-  return [...packs.values()];
+/**
+ * The members' arrays as one packed group per dtype, in order of first appearance, each in call
+ * order (usually one: every array of one dtype, passed as they are).
+ */
+function packByDtype(members: Members): { dtype: DtypeName; parts: NativeParts }[] {
+  const { dtypes, shapes, inputs, outputs } = members;
+  const first = dtypes[0] as DtypeName;
+  if (dtypes.every((d) => d === first)) return [{ dtype: first, parts: { shapes, inputs, outputs } }];
+  const packs = new Map<DtypeName, { shapes: (readonly number[])[]; inputs: HostArray[]; outputs: HostArray[] }>();
+  dtypes.forEach((dtype, i) => {
+    let pack = packs.get(dtype);
+    if (pack === undefined) packs.set(dtype, (pack = { shapes: [], inputs: [], outputs: [] }));
+    pack.shapes.push(shapes[i] as readonly number[]);
+    pack.inputs.push(inputs[i] as HostArray);
+    pack.outputs.push(outputs[i] as HostArray);
+  });
+  return [...packs].map(([dtype, parts]) => ({ dtype, parts }));
 }
 
 /**
  * One request for several arrays of one dtype (NativeRequest.parts): the engine negotiates,
  * caches and reduces them as one tensor, reading and writing each array where it lies.
  */
-function packedRequest(running: Running, pack: readonly AllreduceMember[], name: string, reduction: Reduction): NativeRequest {
-  const n = pack.length;
-  const shapes = new Array<readonly number[]>(n);
-  const inputs = new Array<HostArray>(n);
-  const outputs = new Array<HostArray>(n);
+function packedRequest(running: Running, pack: { dtype: DtypeName; parts: NativeParts }, name: string, reduction: Reduction): NativeRequest {
   let total = 0;
-  for (let i = 0; i < n; i++) {
-    const m = pack[i] as AllreduceMember;
-    shapes[i] = m.shape;
-    inputs[i] = m.input;
-    outputs[i] = m.output;
-    total += m.input.length;
-  }
+  for (const input of pack.parts.inputs) total += input.length;
   return makeRequest(running.binding, {
     type: 'allreduce',
     name,
-    dtype: (pack[0] as AllreduceMember).dtype,
+    dtype: pack.dtype,
     shape: [total],
     ...reduction,
-    parts: { shapes, inputs, outputs },
+    parts: pack.parts,
   });
 }
 
