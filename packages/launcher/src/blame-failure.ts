@@ -6,11 +6,12 @@ import { isStopped } from './stopped-workers.js';
 /** How kolorun records a worker it found stopped: no process exits by SIGSTOP. */
 export const stoppedExit: WorkerExit = { code: null, signal: 'SIGSTOP' };
 
-/** The failure kolorun reports first, and its claim in the store (resolves once written). */
+/** The failure kolorun reports first, and its claim in the store. */
 export interface BlamedFailure {
   readonly worker: RunningWorker;
   readonly exit: WorkerExit;
-  readonly claimed: Promise<unknown>;
+  /** Resolves once written: true when this claim was the job's first, false when it lost. */
+  readonly claimed: Promise<boolean>;
 }
 
 /**

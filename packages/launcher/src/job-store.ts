@@ -181,14 +181,17 @@ export class JobStore {
     }
   }
 
-  /** The job's first failure, if one was recorded. */
-  readFailure(): Promise<FailureRecord | undefined> {
-    return this.readRecord(FAILURE_KEY);
+  /**
+   * The job's first failure, if one was recorded, waiting up to `waitMs` for it. A launcher whose
+   * claim lost waits: the winner (another node's launcher) claims before it writes the record.
+   */
+  readFailure(waitMs = 0): Promise<FailureRecord | undefined> {
+    return this.readRecord(FAILURE_KEY, waitMs);
   }
 
-  private async readRecord(key: string): Promise<FailureRecord | undefined> {
+  private async readRecord(key: string, waitMs = 0): Promise<FailureRecord | undefined> {
     try {
-      return JSON.parse((await this.kv.get(key, { timeoutMs: 0 })).toString('utf8')) as FailureRecord;
+      return JSON.parse((await this.kv.get(key, { timeoutMs: waitMs })).toString('utf8')) as FailureRecord;
     } catch {
       return undefined;
     }

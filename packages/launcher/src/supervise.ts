@@ -38,6 +38,8 @@ const forwarded: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const drainCapMs = 2000;
 /** How often kolorun looks for stopped workers (two looks in a row name one). */
 const stopPollMs = 200;
+// How long a launcher whose failure claim lost waits for the winner's record.
+const winnerRecordWaitMs = 5000;
 
 
 /**
@@ -149,12 +151,23 @@ export async function supervise(workers: readonly RunningWorker[], options: Supe
     for (const w of all) w.signalGroup('SIGKILL');
   }
   await Promise.race([Promise.all(all.map((w) => w.drained)), sleep(drainCapMs)]);
-  return halted && first === undefined && interrupted === undefined ? 1 : report(first, interrupted, store, options.stderr);
+  return halted && first === undefined && interrupted === undefined ? 1 : reportEnd(first, interrupted, store, options.stderr);
 }
 
-async function report(first: BlamedFailure | undefined, interrupted: NodeJS.Signals | undefined, store: JobStore, stderr: Writable): Promise<number> {
+/**
+ * Writes who failed first (this node's worker, or the record another node's launcher claimed)
+ * and returns kolorun's exit code; 128 + signal when interrupted, 0 when nothing failed.
+ *
+ * @example
+ * ```ts
+ * const code = await reportEnd(first, undefined, store, process.stderr);
+ * ```
+ */
+export async function reportEnd(first: BlamedFailure | undefined, interrupted: NodeJS.Signals | undefined, store: JobStore, stderr: Writable): Promise<number> {
   if (first !== undefined) {
-    const recorded = await store.readFailure();
+    // A lost claim means another node's launcher won it, and may not have written its record
+    // yet (it claims, then writes): wait for it rather than report this node's failure as first.
+    const recorded = await store.readFailure((await first.claimed) ? 0 : winnerRecordWaitMs);
     const { worker, exit } = first;
     let text = formatFailureReport({ rank: worker.rank, pid: worker.pid, exit, stderrTail: worker.stderrTail() });
     if (recorded !== undefined && recorded.rank !== worker.rank) {
