@@ -194,6 +194,7 @@ class Engine {
   std::unique_ptr<Coordinator> coordinator_;
   TensorQueue queue_;
   std::vector<char> fusion_buffer_;
+  std::vector<BufferSegment> segments_;  // ExecuteAllreduce's, reused every cycle
   std::vector<EntryPtr> stranded_;  // taken for a collective whose transport call failed
   std::string current_op_;
   Timeline timeline_;

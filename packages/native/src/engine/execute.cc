@@ -23,12 +23,11 @@ void Normalise(ReduceOp& op, double& postscale, int size) {
   }
 }
 
-// Where the entries' data lies, one segment per array: a packed group gives one per part.
-std::vector<BufferSegment> Segments(const std::vector<EntryPtr>& entries, size_t esize) {
-  std::vector<BufferSegment> segments;
-  size_t n = 0;
-  for (const EntryPtr& e : entries) n += e->parts.empty() ? 1 : e->parts.size();
-  segments.reserve(n);
+// Where the entries' data lies, one segment per array (a packed group gives one per part), into
+// `segments` (cleared first; the engine reuses one vector, so a cycle allocates nothing here).
+void Segments(const std::vector<EntryPtr>& entries, size_t esize,
+              std::vector<BufferSegment>& segments) {
+  segments.clear();
   for (const EntryPtr& e : entries) {
     if (!e->parts.empty()) {
       segments.insert(segments.end(), e->parts.begin(), e->parts.end());
@@ -37,7 +36,6 @@ std::vector<BufferSegment> Segments(const std::vector<EntryPtr>& entries, size_t
     segments.push_back(
         {e->input, e->output, static_cast<size_t>(NumElements(e->request.shape)) * esize});
   }
-  return segments;
 }
 
 }  // namespace
@@ -52,7 +50,8 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   int64_t total = 0;
   for (const EntryPtr& e : entries) total += NumElements(e->request.shape);
   tuning_bytes_ += total * static_cast<int64_t>(esize);
-  const std::vector<BufferSegment> segments = Segments(entries, esize);
+  std::vector<BufferSegment>& segments = segments_;
+  Segments(entries, esize, segments);
 
   if (dtype == DataType::kFloat16) {
     std::vector<float> staging(static_cast<size_t>(total));
