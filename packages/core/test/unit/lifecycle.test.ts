@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePortPair } from '../../../../test-support/ports.js';
 import {
   NotInitializedError,
   TimeoutError,
@@ -131,7 +132,8 @@ describe('init and shutdown', () => {
   });
 
   it('under torchrun, rank 0 hosts the store until shutdown', async () => {
-    const masterPort = 20000 + Math.floor(Math.random() * 20000);
+    // A random port could be taken (CI runs test files in parallel): ask the OS for a free pair.
+    const masterPort = await freePortPair();
     Object.assign(process.env, {
       RANK: '0',
       WORLD_SIZE: '1',
