@@ -6,6 +6,7 @@ import { parseCommandLine } from '../src/options.js';
 import { workerEnv } from '../src/worker-env.js';
 import { placeWorkers, type JobPlan } from '../src/plan.js';
 import type { RunningWorker } from '../src/spawn-workers.js';
+import { fakeWorker } from './fake-worker.js';
 
 describe('kolorun --min-np/--max-np', () => {
   it('parses the bounds, defaulting the missing one to -np, and passes the command through', () => {
@@ -42,15 +43,7 @@ describe('kolorun --min-np/--max-np', () => {
 });
 
 describe('failure keys of elastic generations', () => {
-  const worker = (rank: number): RunningWorker => ({
-    rank,
-    host: 'localhost',
-    pid: undefined,
-    exited: new Promise(() => {}),
-    drained: Promise.resolve(),
-    stderrTail: () => [],
-    signalGroup: () => true,
-  });
+  const worker = (rank: number) => fakeWorker(rank);
   const plan: JobPlan = { workers: [], store: { role: 'host', bind: '127.0.0.1', port: 0 }, storeAddr: '127.0.0.1', secret: 's', jobId: 'j', nodes: undefined };
 
   it('names each failure under the generation it happened in, by its rank there', async () => {

@@ -5,20 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { blameFailure } from '../src/blame-failure.js';
 import { claimFailure, JobStore } from '../src/job-store.js';
 import type { JobPlan } from '../src/plan.js';
-import type { RunningWorker } from '../src/spawn-workers.js';
 import { reportEnd } from '../src/supervise.js';
+import { fakeWorker } from './fake-worker.js';
 
 const plan: JobPlan = { workers: [], store: { role: 'host', bind: '127.0.0.1', port: 0 }, storeAddr: '127.0.0.1', secret: 's', jobId: 'j', nodes: undefined };
 
-const worker = (rank: number): RunningWorker => ({
-  rank,
-  host: 'node0',
-  pid: undefined,
-  exited: new Promise(() => {}),
-  drained: Promise.resolve(),
-  stderrTail: () => [],
-  signalGroup: () => true,
-});
+const worker = (rank: number) => fakeWorker(rank, 'node0');
 
 describe('failure claims across nodes', () => {
   it("a lost claim resolves false, and the report waits for the winner's record written after it", async () => {

@@ -134,16 +134,18 @@ bool ViewOf(Napi::Env env, napi_value value, View* view) {
   return true;
 }
 
-View ReadArray(Napi::Env env, napi_value value, const std::string& key, const std::string& name) {
+View ReadArray(Napi::Env env, napi_value value, const char* key, const std::string& name) {
   View view;
   if (ViewOf(env, value, &view)) return view;
   if (IsUndefined(env, value)) return {};
   bool is_typed = false;
   napi_is_typedarray(env, value, &is_typed);
   if (!is_typed) {
-    throw Napi::TypeError::New(env, "Expected a TypedArray for " + key + " of '" + name + "'");
+    throw Napi::TypeError::New(env, std::string("Expected a TypedArray for ") + key + " of '" +
+                                        name + "'");
   }
-  throw Napi::TypeError::New(env, "Cannot read the TypedArray " + key + " of '" + name + "'");
+  throw Napi::TypeError::New(env, std::string("Cannot read the TypedArray ") + key + " of '" +
+                                      name + "'");
 }
 
 napi_value Key(Napi::Env env, const char* name) {
@@ -182,20 +184,6 @@ bool NeedsData(RequestType type) {
          type != RequestType::kAddProcessSet && type != RequestType::kRemoveProcessSet;
 }
 
-// How many arrays `parts` (message.h) describes; 0 when its ranks and dimensions do not add up
-// or a dimension is negative.
-size_t CountParts(const std::vector<int64_t>& parts) {
-  size_t count = 0;
-  for (size_t k = 0; k < parts.size(); ++count) {
-    const int64_t rank = parts[k++];
-    if (rank < 0 || static_cast<uint64_t>(rank) > parts.size() - k) return 0;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (parts[k++] < 0) return 0;
-    }
-  }
-  return count;
-}
-
 // The JS arrays of one request: `at(0)` and `at(1)` its input and output, and for a packed
 // group (parts) `at(2 * i)` and `at(2 * i + 1)` those of part i.
 using ArrayAt = std::function<napi_value(size_t)>;
@@ -220,8 +208,8 @@ void ReadParts(Napi::Env env, TensorEntry& e, const ArrayAt& at) {
     };
     napi_value in_value = at(2 * i), out_value = at(2 * i + 1);
     View in, out;
-    if (!ViewOf(env, in_value, &in)) in = ReadArray(env, in_value, label("input"), r.name);
-    if (!ViewOf(env, out_value, &out)) out = ReadArray(env, out_value, label("output"), r.name);
+    if (!ViewOf(env, in_value, &in)) in = ReadArray(env, in_value, label("input").c_str(), r.name);
+    if (!ViewOf(env, out_value, &out)) out = ReadArray(env, out_value, label("output").c_str(), r.name);
     if (!in.present || in.bytes != want || !out.present || out.bytes != want) {
       throw Napi::TypeError::New(env, "Expected an input and an output of " + std::to_string(want) +
                                           " bytes for part " + std::to_string(i + 1) + " of '" +

@@ -105,6 +105,18 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return out.str();
 }
 
+size_t CountParts(const std::vector<int64_t>& parts) {
+  size_t count = 0;
+  for (size_t k = 0; k < parts.size(); ++count) {
+    const int64_t rank = parts[k++];
+    if (rank < 0 || static_cast<uint64_t>(rank) > parts.size() - k) return 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (parts[k++] < 0) return 0;
+    }
+  }
+  return count;
+}
+
 std::optional<std::vector<std::vector<int64_t>>> PartShapes(const std::vector<int64_t>& parts) {
   std::vector<std::vector<int64_t>> shapes;
   size_t at = 0;

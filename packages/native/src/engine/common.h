@@ -86,6 +86,9 @@ bool IsValidReduceOp(int value);
 
 int64_t NumElements(const std::vector<int64_t>& shape);
 std::string ShapeString(const std::vector<int64_t>& shape);
+// How many arrays a request's `parts` (message.h) describes, without decoding them; 0 when its
+// ranks and dimensions do not add up or a dimension is negative.
+size_t CountParts(const std::vector<int64_t>& parts);
 // The shapes in a request's `parts` (message.h); nullopt when they do not add up.
 std::optional<std::vector<std::vector<int64_t>>> PartShapes(const std::vector<int64_t>& parts);
 
