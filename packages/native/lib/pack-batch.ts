@@ -100,18 +100,30 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
   return { numbers, names, count, arrays };
 }
 
-/** The engine object the addon makes: the contract's methods but `enqueueBatch` and `enqueueSync`. */
+/**
+ * The engine object the addon makes: the contract's methods but `enqueueBatch` and
+ * `enqueueSync`. Both packed methods also take the batch's arrays as trailing arguments: the
+ * addon reads them all with one N-API call, where reading `batch.arrays` costs one per array
+ * (it falls back to `batch.arrays` when the arguments do not match them one for one).
+ */
 type AddonEngine = Omit<NativeEngine, 'enqueueBatch' | 'enqueueSync'> & {
-  enqueuePacked(batch: PackedBatch, settle: NativeSettle): void;
-  enqueueSyncPacked(batch: PackedBatch): NativeResult[];
+  enqueuePacked(batch: PackedBatch, settle: NativeSettle, ...arrays: (HostArray | undefined)[]): void;
+  enqueueSyncPacked(batch: PackedBatch, ...arrays: (HostArray | undefined)[]): NativeResult[];
 };
 
+/** The most arrays passed as arguments; a larger batch's are read from `batch.arrays`. */
+const maxArrayArguments = 8192;
+
 function enqueueBatch(this: AddonEngine, calls: readonly NativeCall[], settle: NativeSettle): void {
-  this.enqueuePacked(packBatch(calls), settle);
+  const batch = packBatch(calls);
+  if (batch.arrays.length > maxArrayArguments) this.enqueuePacked(batch, settle);
+  else this.enqueuePacked(batch, settle, ...batch.arrays);
 }
 
 function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grouped: boolean): NativeResult[] {
-  return this.enqueueSyncPacked(packBatch([{ requests, grouped }]));
+  const batch = packBatch([{ requests, grouped }]);
+  if (batch.arrays.length > maxArrayArguments) return this.enqueueSyncPacked(batch);
+  return this.enqueueSyncPacked(batch, ...batch.arrays);
 }
 
 /**

@@ -236,6 +236,38 @@ describe('packBatch', () => {
     await own.shutdown();
   });
 
+  it('reads the arrays from the trailing arguments when they match the slots one for one, else from batch.arrays', async () => {
+    const own = (await start('batch-test-6')) as unknown as {
+      enqueuePacked(batch: unknown, settle: NativeSettle, ...arrays: unknown[]): void;
+      enqueueSyncPacked(batch: unknown, ...arrays: unknown[]): unknown;
+      shutdown(): Promise<void>;
+    };
+    const settle = (calls: number): Promise<void> => new Promise((resolve) => {
+      let left = calls;
+      pending = () => (--left === 0 ? resolve() : undefined);
+    });
+    let pending = (): void => {};
+    const inBatch = new Float32Array([1, 2]);
+    const outBatch = new Float32Array(2);
+    const inArgs = new Float32Array([10, 20]);
+    const outArgs = new Float32Array(2);
+    const call = (name: string) => ({ requests: [request({ type: requestTypes['allreduce']!, name, shape: [2], prescale: 3, input: inBatch, output: outBatch })], grouped: false });
+    // Arguments that match the two slots are what the addon reads.
+    let done = settle(1);
+    own.enqueuePacked(packBatch([call('args')]), () => pending(), inArgs, outArgs);
+    await done;
+    expect([...outArgs, ...outBatch]).toEqual([30, 60, 0, 0]);
+    // One argument short: batch.arrays, and the argument is ignored.
+    done = settle(1);
+    own.enqueuePacked(packBatch([call('short')]), () => pending(), inArgs);
+    await done;
+    expect([...outBatch]).toEqual([3, 6]);
+    outBatch.fill(0);
+    expect(own.enqueueSyncPacked(packBatch([call('sync')]), inArgs, outBatch)).toEqual([{}]);
+    expect([...outBatch]).toEqual([30, 60]);
+    await own.shutdown();
+  });
+
   it('names travel in one string and reach the engine as UTF-8, whatever their characters', async () => {
     const own = await start('batch-test-5');
     // A lone surrogate is not valid UTF-16: it arrives as U+FFFD, as V8 writes such a string.

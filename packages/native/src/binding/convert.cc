@@ -40,7 +40,15 @@ std::string Utf8(Napi::Env env, napi_value value) {
 
 // Appends UTF-16 code units as UTF-8, as V8 writes a string (a lone surrogate becomes U+FFFD).
 void AppendUtf8(const char16_t* units, size_t n, std::string& out) {
-  out.reserve(out.size() + n);
+  size_t ascii = 0;
+  while (ascii < n && units[ascii] < 0x80) ++ascii;
+  const size_t at = out.size();
+  if (ascii == n) {  // most names
+    out.resize(at + n);
+    for (size_t i = 0; i < n; ++i) out[at + i] = static_cast<char>(units[i]);
+    return;
+  }
+  out.reserve(at + n);
   for (size_t i = 0; i < n; ++i) {
     uint32_t c = units[i];
     if (c < 0x80) {
@@ -186,7 +194,19 @@ bool NeedsData(RequestType type) {
 
 // The JS arrays of one request: `at(0)` and `at(1)` its input and output, and for a packed
 // group (parts) `at(2 * i)` and `at(2 * i + 1)` those of part i.
-using ArrayAt = std::function<napi_value(size_t)>;
+// A reference to a callable, which unlike std::function never allocates (a lambda that captures
+// a few references does not fit std::function's inline buffer).
+class ArrayAt {
+ public:
+  template <typename F>
+  ArrayAt(const F& f)  // NOLINT(google-explicit-constructor): used as a parameter type
+      : target_(&f), call_([](const void* t, size_t k) { return (*static_cast<const F*>(t))(k); }) {}
+  napi_value operator()(size_t k) const { return call_(target_, k); }
+
+ private:
+  const void* target_;
+  napi_value (*call_)(const void*, size_t);
+};
 
 // Reads a packed group's arrays into `e->parts`, checked against the shapes in `parts`.
 void ReadParts(Napi::Env env, TensorEntry& e, const ArrayAt& at) {
@@ -314,17 +334,18 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
       throw Napi::TypeError::New(env, "A request with parts (a packed group) goes through "
                                       "enqueueBatch or enqueueSync, not enqueue ('" + r.name + "')");
     }
-    const ArrayAt at = [&](size_t k) { return Property(env, o, k == 0 ? keys.input : keys.output); };
+    const auto at = [&](size_t k) { return Property(env, o, k == 0 ? keys.input : keys.output); };
     entries.push_back(MakeEntry(env, std::move(r), op, at, job, static_cast<int>(i), pin));
   }
   FinishCall(entries, grouped, job);
   return entries;
 }
 
-PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value) {
+PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg) {
   const auto malformed = [&](const std::string& why) {
     return Napi::TypeError::New(env, "Expected a batch from packBatch() for enqueuePacked (" + why + ")");
   };
+  const Napi::Value value = info[0];
   if (!value.IsObject()) throw malformed("not an object");
   Napi::Object o = value.As<Napi::Object>();
   PackedBatch batch;
@@ -380,6 +401,10 @@ PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value) {
     if (requests > names) throw malformed("more requests than the count");
     batch.calls.push_back(call);
     at = call.end;
+  }
+  if (arrays > 0 && info.Length() == first_array_arg + arrays) {
+    batch.array_args.resize(arrays);
+    for (size_t i = 0; i < arrays; ++i) batch.array_args[i] = info[first_array_arg + i];
   }
   if (requests != names || arrays != slots || name_units != batch.names.size()) {
     throw malformed(std::to_string(requests) + " requests, a count of " + std::to_string(names) +
@@ -439,7 +464,8 @@ std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
     if (slots == 0 || slots > call.slot_end - slot) throw malformed();
     const size_t first = slot;
     slot += slots;
-    const ArrayAt array_at = [&](size_t j) {
+    const auto array_at = [&](size_t j) {
+      if (!batch.array_args.empty()) return batch.array_args[first + j];
       napi_value v;
       if (napi_get_element(env, batch.arrays, static_cast<uint32_t>(first + j), &v) != napi_ok) {
         throw Napi::Error::New(env);

@@ -296,7 +296,7 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   if (!info[1].IsFunction()) {
     throw Napi::TypeError::New(env, "Expected a settle function for enqueuePacked");
   }
-  const PackedBatch batch = ReadPackedBatch(env, info[0]);
+  const PackedBatch batch = ReadPackedBatch(env, info, 2);
   auto settler = std::make_shared<Settler>();
   settler->fn = Napi::Persistent(info[1].As<Napi::Function>());
   settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
@@ -361,7 +361,7 @@ void EngineWrap::ScheduleWake(Napi::Env env) {
 // object's fields by name costs a property lookup (and a key string) each.
 Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const PackedBatch batch = ReadPackedBatch(env, info[0]);
+  const PackedBatch batch = ReadPackedBatch(env, info, 1);
   if (batch.calls.size() != 1) {
     throw Napi::TypeError::New(env, "Expected a batch of one call for enqueueSyncPacked");
   }

@@ -80,11 +80,17 @@ struct PackedBatch {
   size_t length = 0;
   std::u16string names;  // every request's name, one after another
   napi_value arrays = nullptr;
+  // The same arrays as the call's trailing arguments, when the caller passed them there (the
+  // call's arguments come in one N-API call, where reading `arrays` costs one per element);
+  // else empty.
+  std::vector<napi_value> array_args;
   std::vector<PackedCall> calls;
 };
 
-// Checks the batch's layout; throws a TypeError (nothing queued yet) when it is malformed.
-PackedBatch ReadPackedBatch(Napi::Env env, Napi::Value value);
+// Checks the batch (`info[0]`) and its layout; throws a TypeError (nothing queued yet) when it is
+// malformed. The arguments from `info[first_array_arg]` on are the batch's arrays when there is
+// exactly one per slot (packBatch's callers spread them there); otherwise they are ignored.
+PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg);
 // Reads one call, as ReadRequests reads an array of request objects.
 std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
                                      const PackedCall& call, const JobPtr& job, bool pin);

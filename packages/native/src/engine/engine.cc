@@ -81,6 +81,7 @@ void Engine::Join() {
 }
 
 Status Engine::Enqueue(std::vector<EntryPtr> entries, bool wake) {
+  for (EntryPtr& e : entries) e->request.rank = config_.rank;
   Status status;
   {
     std::lock_guard<std::mutex> lock(state_mu_);
@@ -292,20 +293,22 @@ bool Engine::RunCycle() {
   }
   next_cycle_ = now + cycle;
 
-  RequestList mine;
-  mine.requests = queue_.PopRequests();
-  for (Request& r : mine.requests) {
-    r.rank = config_.rank;
-    if (r.type == RequestType::kJoin) joined_ = true;
+  queue_.PopRequests(popped_);
+  for (const Request* r : popped_) {
+    if (r->type == RequestType::kJoin) joined_ = true;
   }
-  mine.shutdown = shutdown_requested_;
   current_op_ = "negotiation";
   if (config_.rank == 0) {
     ApplyTimelineRequest();
     timeline_.MarkCycle();
   }
-  ResponseList responses = Negotiate(std::move(mine));
+  const std::vector<Response>* hits = nullptr;
+  ResponseList responses = Negotiate(popped_, shutdown_requested_, &hits);
+  popped_.clear();  // the cycle is about to take their entries
   last_cycle_quiet_ = responses.quiet;
+  if (hits != nullptr) {
+    for (const Response& response : *hits) Perform(response);
+  }
   for (const Response& response : responses.responses) Perform(response);
   Tune(now);
   timeline_.Flush();
@@ -361,8 +364,9 @@ Status Engine::DescribeFailure(const TransportError& error) {
 
 std::vector<EntryPtr> Engine::TakeEntries(const Response& response) {
   std::vector<EntryPtr> entries;
+  queue_.TakeEach(response.names, entries);
   for (size_t i = 0; i < response.names.size(); ++i) {
-    EntryPtr e = queue_.Take(response.names[i]);
+    EntryPtr& e = entries[i];
     if (!e) {
       // A joined rank still takes part: it contributes zeros of the agreed size.
       e = std::make_unique<TensorEntry>();
@@ -374,7 +378,6 @@ std::vector<EntryPtr> Engine::TakeEntries(const Response& response) {
       e->input = e->result.data();
       e->output = e->result.data();
     }
-    entries.push_back(std::move(e));
   }
   return entries;
 }

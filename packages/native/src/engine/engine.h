@@ -154,10 +154,13 @@ class Engine {
   void CallerCycle();
   bool RunCycle();
   void WaitForWork();
-  ResponseList Negotiate(RequestList mine);
+  // Agrees on this cycle's responses. Those of cache hits come back in `*hits` (null when none;
+  // valid until the next cycle), to be performed before the list's.
+  ResponseList Negotiate(const std::vector<const Request*>& mine, bool shutdown,
+                         const std::vector<Response>** hits);
   ResponseList NegotiateFully(RequestList mine);
-  std::vector<Response> FuseHits(std::vector<size_t> ready);
-  std::vector<char> CastVotes(const std::vector<Request>& requests, std::vector<Request>& uncached,
+  const std::vector<Response>* FuseHits(std::vector<size_t> ready);
+  std::vector<char> CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
                               int64_t now_ms);
   void Perform(const Response& response);
   void ApplyTimelineRequest();
@@ -193,6 +196,7 @@ class Engine {
   Connection connection_;
   std::unique_ptr<Coordinator> coordinator_;
   TensorQueue queue_;
+  std::vector<const Request*> popped_;  // this cycle's requests (RunCycle), reused every cycle
   std::vector<char> fusion_buffer_;
   std::vector<BufferSegment> segments_;  // ExecuteAllreduce's, reused every cycle
   std::vector<EntryPtr> stranded_;  // taken for a collective whose transport call failed

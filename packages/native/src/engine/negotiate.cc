@@ -37,7 +37,7 @@ int64_t NowMs() {
 
 }  // namespace
 
-std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
+std::vector<char> Engine::CastVotes(const std::vector<const Request*>& requests,
                                     std::vector<Request>& uncached, int64_t now_ms) {
   std::vector<char> votes(kVoteHeader + cache_.size(), static_cast<char>(CacheVote::kAbsent));
   if (pending_since_.size() < cache_.size()) pending_since_.resize(cache_.size(), kNotPending);
@@ -53,7 +53,7 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
   // there on every rank too. A group's members always arrive in one cycle (queued at once).
   std::unordered_map<std::string, int32_t> group_hits;
   for (size_t k = 0; k < requests.size(); ++k) {
-    const Request& r = requests[k];
+    const Request& r = *requests[k];
     if (!ResponseCache::Cacheable(r)) continue;
     bool c = false;
     hits[k] = cache_.Lookup(r, &c);
@@ -61,7 +61,7 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
     if (hits[k] && !r.group.empty()) ++group_hits[r.group];
   }
   for (size_t k = 0; k < requests.size(); ++k) {
-    const Request& r = requests[k];
+    const Request& r = *requests[k];
     const bool whole = r.group.empty() || group_hits[r.group] == r.group_size;
     if (hits[k] && whole) {
       if (pending_since_[*hits[k]] == kNotPending) {
@@ -101,11 +101,19 @@ std::vector<char> Engine::CastVotes(const std::vector<Request>& requests,
   return votes;
 }
 
-ResponseList Engine::Negotiate(RequestList mine) {
-  if (config_.response_cache_capacity == 0) return NegotiateFully(std::move(mine));
+ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shutdown,
+                               const std::vector<Response>** hits) {
+  *hits = nullptr;
+  if (config_.response_cache_capacity == 0) {
+    RequestList all;
+    all.requests.reserve(mine.size());
+    for (const Request* r : mine) all.requests.push_back(*r);
+    all.shutdown = shutdown;
+    return NegotiateFully(std::move(all));
+  }
   const int64_t now_ms = NowMs();
   std::vector<Request> uncached;
-  std::vector<char> votes = CastVotes(mine.requests, uncached, now_ms);
+  std::vector<char> votes = CastVotes(mine, uncached, now_ms);
   connection_.transport->Allreduce(votes.data(), static_cast<int64_t>(votes.size()),
                                    DataType::kUint8, ReduceOp::kMin);
   const bool cache_on = votes[kCacheOnByte] != 0;
@@ -138,13 +146,13 @@ ResponseList Engine::Negotiate(RequestList mine) {
     }
   }
   ResponseList out;
-  out.responses = FuseHits(std::move(ready));
+  *hits = FuseHits(std::move(ready));
   out.quiet = votes[kQuietByte] != 0;
   if (votes[kNeedFullByte] != 0 && !evicted) return out;
 
   RequestList full;
   full.requests = std::move(uncached);
-  full.shutdown = mine.shutdown;
+  full.shutdown = shutdown;
   ResponseList negotiated = NegotiateFully(std::move(full));
   for (const Response& r : negotiated.responses) {
     if (!cache_on || !ResponseCache::Cacheable(r)) continue;
@@ -163,9 +171,10 @@ ResponseList Engine::Negotiate(RequestList mine) {
 }
 
 // The fused responses of the cache entries `ready` (in index order), as the coordinator would
-// fuse them; the same entries as last time (and no cache change since) reuse last time's.
-std::vector<Response> Engine::FuseHits(std::vector<size_t> ready) {
-  if (ready.empty()) return {};
+// fuse them; the same entries as last time (and no cache change since) reuse last time's. They
+// live in last_hits_, so they stay valid until the next call.
+const std::vector<Response>* Engine::FuseHits(std::vector<size_t> ready) {
+  if (ready.empty()) return nullptr;
   FusedHits& last = last_hits_;
   if (ready != last.indices || cache_.generation() != last.generation ||
       config_.fusion_threshold_bytes != last.threshold) {
@@ -177,7 +186,7 @@ std::vector<Response> Engine::FuseHits(std::vector<size_t> ready) {
     last.generation = cache_.generation();
     last.threshold = config_.fusion_threshold_bytes;
   }
-  return last.responses;
+  return &last.responses;
 }
 
 ResponseList Engine::NegotiateFully(RequestList mine) {

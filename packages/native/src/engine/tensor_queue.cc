@@ -1,6 +1,6 @@
 #include "engine/tensor_queue.h"
 
-#include <unordered_set>
+#include <algorithm>
 
 namespace kolo {
 
@@ -11,43 +11,84 @@ std::string DuplicateNameMessage() {
 }
 
 Status TensorQueue::Add(std::vector<EntryPtr> entries) {
+  const auto duplicate = [](const TensorEntry& e) {
+    return Status::Error(StatusCode::kDuplicateName,
+                         DuplicateNameMessage() + " (name: '" + e.request.name + "')");
+  };
+  const auto queue = [this](EntryPtr& e, EntryPtr& slot) {
+    e->popped = false;
+    unsent_.push_back(e.get());
+    slot = std::move(e);
+  };
   std::lock_guard<std::mutex> lock(mu_);
-  // Names repeated within the call: only a call of several requests (a group) can have them.
-  std::unordered_set<std::string> names;
+  if (entries.size() == 1) {  // most calls
+    auto [slot, fresh] = table_.try_emplace(std::string_view(entries[0]->request.name));
+    if (!fresh) return duplicate(*entries[0]);
+    queue(entries[0], slot->second);
+    return Status::Ok();
+  }
+  // Claim every name before moving anything in, so that a duplicate (of a name in flight, or
+  // one repeated within the call) leaves the table as it was.
+  using Slot = decltype(table_)::iterator;
+  std::vector<Slot> claimed;
+  claimed.reserve(entries.size());
   for (const EntryPtr& e : entries) {
-    if (table_.count(e->request.name) != 0 ||
-        (entries.size() > 1 && !names.insert(e->request.name).second)) {
-      return Status::Error(StatusCode::kDuplicateName,
-                           DuplicateNameMessage() + " (name: '" + e->request.name + "')");
+    auto [slot, fresh] = table_.try_emplace(std::string_view(e->request.name));
+    if (!fresh) {
+      for (Slot c : claimed) table_.erase(c);
+      return duplicate(*e);
     }
+    claimed.push_back(slot);
   }
-  for (EntryPtr& e : entries) {
-    unsent_.push_back(e->request);
-    std::string name = e->request.name;
-    table_.emplace(std::move(name), std::move(e));
-  }
+  for (size_t i = 0; i < entries.size(); ++i) queue(entries[i], claimed[i]->second);
   return Status::Ok();
 }
 
-std::vector<Request> TensorQueue::PopRequests() {
+void TensorQueue::PopRequests(std::vector<const Request*>& out) {
+  out.clear();
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<Request> out;
-  out.swap(unsent_);
-  return out;
+  for (TensorEntry* e : unsent_) {
+    e->popped = true;
+    out.push_back(&e->request);
+  }
+  unsent_.clear();
+}
+
+void TensorQueue::Forget(const TensorEntry& e) {
+  if (e.popped) return;
+  auto it = std::find(unsent_.begin(), unsent_.end(), &e);
+  if (it != unsent_.end()) unsent_.erase(it);
 }
 
 EntryPtr TensorQueue::Take(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = table_.find(name);
+  auto it = table_.find(std::string_view(name));
   if (it == table_.end()) return nullptr;
   EntryPtr e = std::move(it->second);
   table_.erase(it);
+  Forget(*e);
   return e;
+}
+
+void TensorQueue::TakeEach(const std::vector<std::string>& names, std::vector<EntryPtr>& out) {
+  out.clear();
+  out.reserve(names.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::string& name : names) {
+    auto it = table_.find(std::string_view(name));
+    if (it == table_.end()) {
+      out.emplace_back();
+      continue;
+    }
+    out.push_back(std::move(it->second));
+    table_.erase(it);
+    Forget(*out.back());
+  }
 }
 
 std::optional<Request> TensorQueue::Find(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = table_.find(name);
+  auto it = table_.find(std::string_view(name));
   if (it == table_.end()) return std::nullopt;
   return it->second->request;
 }
@@ -55,7 +96,8 @@ std::optional<Request> TensorQueue::Find(const std::string& name) {
 std::vector<EntryPtr> TensorQueue::TakeAll() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<EntryPtr> out;
-  for (auto& [name, e] : table_) out.push_back(std::move(e));
+  out.reserve(table_.size());
+  for (auto& slot : table_) out.push_back(std::move(slot.second));
   table_.clear();
   unsent_.clear();
   return out;

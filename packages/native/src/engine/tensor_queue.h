@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -27,18 +28,26 @@ struct TensorEntry {
   int32_t last_joined_rank = -1;
   std::shared_ptr<void> owner;       // the binding's per-call state; null for engine scratch
   int index = 0;                     // position within the owner's call
+  bool popped = false;               // under the queue's lock: a cycle has taken its request
 };
 using EntryPtr = std::unique_ptr<TensorEntry>;
 
 // The name a join request is tracked under (one join per rank may be in flight).
 inline constexpr const char* kJoinName = "join";
 
+// The table is keyed by views of the entries' own names (an entry's name never changes while it
+// is queued), and the unsent list points at the entries: queueing a request copies nothing.
 class TensorQueue {
  public:
   // Adds all entries or none: fails with kDuplicateName if a name is already in flight.
   Status Add(std::vector<EntryPtr> entries);
-  std::vector<Request> PopRequests();
+  // Replaces `out` with the requests queued since the last call, in order. They point into the
+  // entries, and only the thread running the cycle takes entries, so for that thread they stay
+  // valid until it takes them.
+  void PopRequests(std::vector<const Request*>& out);
   EntryPtr Take(const std::string& name);
+  // Takes the entry of each name, in order (null where there is none), under one lock.
+  void TakeEach(const std::vector<std::string>& names, std::vector<EntryPtr>& out);
   // A copy of the in-flight request named `name`, if any.
   std::optional<Request> Find(const std::string& name);
   std::vector<EntryPtr> TakeAll();
@@ -48,9 +57,12 @@ class TensorQueue {
   size_t Unsent();
 
  private:
+  // Under mu_: removes `e` (being taken) from unsent_ if no cycle has seen it.
+  void Forget(const TensorEntry& e);
+
   std::mutex mu_;
-  std::unordered_map<std::string, EntryPtr> table_;
-  std::vector<Request> unsent_;
+  std::unordered_map<std::string_view, EntryPtr> table_;
+  std::vector<TensorEntry*> unsent_;
 };
 
 std::string DuplicateNameMessage();

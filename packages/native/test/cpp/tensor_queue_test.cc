@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "engine/tensor_queue.h"
+
+namespace kolo {
+namespace {
+
+EntryPtr Entry(const std::string& name, int64_t size = 4) {
+  auto e = std::make_unique<TensorEntry>();
+  e->request.name = name;
+  e->request.shape = {size};
+  return e;
+}
+
+std::vector<EntryPtr> Call(std::vector<std::string> names) {
+  std::vector<EntryPtr> out;
+  for (const std::string& n : names) out.push_back(Entry(n));
+  return out;
+}
+
+std::vector<std::string> Names(const std::vector<const Request*>& requests) {
+  std::vector<std::string> out;
+  for (const Request* r : requests) out.push_back(r->name);
+  return out;
+}
+
+TEST(TensorQueue, PopsRequestsInOrderAsViewsOfTheQueuedEntries) {
+  TensorQueue q;
+  ASSERT_TRUE(q.Add(Call({"a"})).ok());
+  ASSERT_TRUE(q.Add(Call({"b", "c"})).ok());
+  std::vector<const Request*> popped;
+  q.PopRequests(popped);
+  EXPECT_EQ(Names(popped), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_FALSE(q.HasUnsent());
+  EXPECT_EQ(q.InFlight(), 3u);
+  // The views are the entries' own requests.
+  EntryPtr b = q.Take("b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(&b->request, popped[1]);
+  q.PopRequests(popped);
+  EXPECT_TRUE(popped.empty());
+}
+
+TEST(TensorQueue, ADuplicateNameFailsTheWholeCallAndLeavesTheTableAsItWas) {
+  TensorQueue q;
+  ASSERT_TRUE(q.Add(Call({"a"})).ok());
+  // In flight already.
+  Status s = q.Add(Call({"x", "a", "y"}));
+  EXPECT_EQ(s.code, StatusCode::kDuplicateName);
+  EXPECT_NE(s.message.find("(name: 'a')"), std::string::npos) << s.message;
+  // Repeated within one call.
+  s = q.Add(Call({"p", "q", "p"}));
+  EXPECT_EQ(s.code, StatusCode::kDuplicateName);
+  EXPECT_NE(s.message.find("(name: 'p')"), std::string::npos) << s.message;
+  // Nothing of either failed call stayed: their names are free, and only "a" is unsent.
+  EXPECT_EQ(q.InFlight(), 1u);
+  EXPECT_EQ(q.Unsent(), 1u);
+  EXPECT_TRUE(q.Add(Call({"x", "y", "p", "q"})).ok());
+  std::vector<const Request*> popped;
+  q.PopRequests(popped);
+  EXPECT_EQ(Names(popped), (std::vector<std::string>{"a", "x", "y", "p", "q"}));
+}
+
+TEST(TensorQueue, TakingAnEntryNoCycleHasSeenAlsoDropsItsUnsentRequest) {
+  TensorQueue q;
+  ASSERT_TRUE(q.Add(Call({"a", "b", "c"})).ok());
+  EntryPtr b = q.Take("b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(q.Unsent(), 2u);
+  std::vector<EntryPtr> taken;
+  q.TakeEach({"c", "missing", "a"}, taken);
+  ASSERT_EQ(taken.size(), 3u);
+  EXPECT_EQ(taken[0]->request.name, "c");
+  EXPECT_EQ(taken[1], nullptr);
+  EXPECT_EQ(taken[2]->request.name, "a");
+  EXPECT_EQ(q.InFlight(), 0u);
+  std::vector<const Request*> popped;
+  q.PopRequests(popped);
+  EXPECT_TRUE(popped.empty());  // no view of a taken (and soon freed) entry
+  // The names can be queued again.
+  EXPECT_TRUE(q.Add(Call({"a", "b", "c"})).ok());
+}
+
+TEST(TensorQueue, TakeAllEmptiesTableAndUnsentList) {
+  TensorQueue q;
+  ASSERT_TRUE(q.Add(Call({"a", "b"})).ok());
+  std::vector<EntryPtr> all = q.TakeAll();
+  EXPECT_EQ(all.size(), 2u);
+  EXPECT_EQ(q.InFlight(), 0u);
+  EXPECT_FALSE(q.HasUnsent());
+  EXPECT_FALSE(q.Find("a").has_value());
+}
+
+}  // namespace
+}  // namespace kolo
