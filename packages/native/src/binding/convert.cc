@@ -414,8 +414,8 @@ PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_
   return batch;
 }
 
-std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
-                                     const PackedCall& call, const JobPtr& job, bool pin) {
+void ReadPackedCall(Napi::Env env, const PackedBatch& batch, const PackedCall& call,
+                    const JobPtr& job, bool pin, std::vector<EntryPtr>& entries) {
   size_t at = call.begin;
   const auto malformed = [&]() {
     return Napi::TypeError::New(env, "Expected a batch from packBatch() for enqueuePacked (call " +
@@ -435,7 +435,7 @@ std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
     for (int64_t& d : out) d = static_cast<int64_t>(next());
     return out;
   };
-  std::vector<EntryPtr> entries;
+  entries.clear();
   entries.reserve(call.count);
   size_t name_at = call.name_begin;
   size_t slot = call.slot_begin;
@@ -476,7 +476,6 @@ std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
   }
   if (at != call.end || name_at != call.name_end || slot != call.slot_end) throw malformed();
   FinishCall(entries, call.grouped, job);
-  return entries;
 }
 
 Napi::Error StatusToError(Napi::Env env, const Status& status) {

@@ -272,7 +272,7 @@ void EngineWrap::Release(Napi::Env env) {
 
 Napi::Value EngineWrap::Enqueue(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  auto job = std::make_shared<Job>();
+  auto job = NewJob();
   std::vector<EntryPtr> entries =
       ReadRequests(env, info[0].As<Napi::Array>(), info[1].ToBoolean(), job, true);
   Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
@@ -304,14 +304,15 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   Napi::Array failed_outcomes = Napi::Array::New(env);
   uint32_t failed = 0;
   bool queued = false;
+  std::vector<EntryPtr> entries;  // each call's, in turn (one buffer for the batch)
   for (uint32_t i = 0; i < batch.calls.size(); ++i) {
-    auto job = std::make_shared<Job>();
+    auto job = NewJob();
     job->settler = settler;
     job->call_index = i;
     Status status;
     try {
-      std::vector<EntryPtr> entries = ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false);
-      status = engine_ ? engine_->Enqueue(std::move(entries), /*wake=*/false) : final_status_;
+      ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
+      status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
     } catch (const Napi::Error& e) {
       failed_indices.Set(failed, Napi::Number::New(env, i));
       failed_outcomes.Set(failed++, e.Value());
@@ -365,10 +366,11 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   if (batch.calls.size() != 1) {
     throw Napi::TypeError::New(env, "Expected a batch of one call for enqueueSyncPacked");
   }
-  auto job = std::make_shared<Job>();
+  auto job = NewJob();
   job->sync = true;
   // The JS thread blocks until completion, so the arrays cannot be collected meanwhile.
-  std::vector<EntryPtr> entries = ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false);
+  std::vector<EntryPtr> entries;
+  ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false, entries);
   Status status = engine_ ? engine_->Enqueue(std::move(entries), /*wake=*/false) : final_status_;
   if (!status.ok()) {
     StatusToError(env, status).ThrowAsJavaScriptException();

@@ -36,7 +36,7 @@ struct Job {
   std::condition_variable cv;
   int remaining = 0;
   Status error;
-  std::vector<EntryPtr> done;
+  std::vector<EntryPtr, PoolAllocator<EntryPtr>> done;  // one block per call: pooled
   bool sync = false;
 
   // Called on a thread that may not be the main thread; the env may be gone at teardown.
@@ -50,6 +50,9 @@ struct Job {
   }
 };
 using JobPtr = std::shared_ptr<Job>;
+
+// A Job from recycled memory (one per call: hundreds per step).
+inline JobPtr NewJob() { return std::allocate_shared<Job>(PoolAllocator<Job>()); }
 
 // Builds the JS result array for a finished job. A result that carries nothing (an allreduce
 // writes into its output) is `empty` when given: one frozen object that a delivery shares.
@@ -91,8 +94,9 @@ struct PackedBatch {
 // malformed. The arguments from `info[first_array_arg]` on are the batch's arrays when there is
 // exactly one per slot (packBatch's callers spread them there); otherwise they are ignored.
 PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg);
-// Reads one call, as ReadRequests reads an array of request objects.
-std::vector<EntryPtr> ReadPackedCall(Napi::Env env, const PackedBatch& batch,
-                                     const PackedCall& call, const JobPtr& job, bool pin);
+// Reads one call into `entries` (replacing what it held), as ReadRequests reads an array of
+// request objects.
+void ReadPackedCall(Napi::Env env, const PackedBatch& batch, const PackedCall& call,
+                    const JobPtr& job, bool pin, std::vector<EntryPtr>& entries);
 
 }  // namespace kolo

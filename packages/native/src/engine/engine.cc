@@ -80,7 +80,7 @@ void Engine::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
-Status Engine::Enqueue(std::vector<EntryPtr> entries, bool wake) {
+Status Engine::Enqueue(std::vector<EntryPtr>& entries, bool wake) {
   for (EntryPtr& e : entries) e->request.rank = config_.rank;
   Status status;
   {
@@ -89,7 +89,7 @@ Status Engine::Enqueue(std::vector<EntryPtr> entries, bool wake) {
     if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
     Status membership = CheckMembership(entries);
     if (!membership.ok()) return membership;
-    status = queue_.Add(std::move(entries));
+    status = queue_.Add(entries);
   }
   if (status.ok() && wake) Wake();
   return status;

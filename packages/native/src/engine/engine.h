@@ -126,7 +126,9 @@ class Engine {
   // Queues entries (all or none). Fails at once if shut down or a name is already in flight.
   // With `wake` false, an idle background thread notices them at the next Wake() (or its idle
   // wake-up), so a caller can submit a burst that negotiates and fuses in one cycle.
-  Status Enqueue(std::vector<EntryPtr> entries, bool wake = true);
+  // The entries move out of `entries` when queued (the vector keeps its capacity for reuse).
+  Status Enqueue(std::vector<EntryPtr>& entries, bool wake = true);
+  Status Enqueue(std::vector<EntryPtr>&& entries, bool wake = true) { return Enqueue(entries, wake); }
   // Starts a cycle now if the background thread is idle.
   void Wake();
   // Runs negotiation cycles on the calling thread until `done()` holds, so a blocking call

@@ -10,7 +10,7 @@ std::string DuplicateNameMessage() {
          "a different tensor name.";
 }
 
-Status TensorQueue::Add(std::vector<EntryPtr> entries) {
+Status TensorQueue::Add(std::vector<EntryPtr>& entries) {
   const auto duplicate = [](const TensorEntry& e) {
     return Status::Error(StatusCode::kDuplicateName,
                          DuplicateNameMessage() + " (name: '" + e.request.name + "')");
@@ -25,22 +25,24 @@ Status TensorQueue::Add(std::vector<EntryPtr> entries) {
     auto [slot, fresh] = table_.try_emplace(std::string_view(entries[0]->request.name));
     if (!fresh) return duplicate(*entries[0]);
     queue(entries[0], slot->second);
+    entries.clear();
     return Status::Ok();
   }
   // Claim every name before moving anything in, so that a duplicate (of a name in flight, or
   // one repeated within the call) leaves the table as it was.
-  using Slot = decltype(table_)::iterator;
-  std::vector<Slot> claimed;
+  using Claim = decltype(table_)::iterator;
+  std::vector<Claim> claimed;
   claimed.reserve(entries.size());
   for (const EntryPtr& e : entries) {
     auto [slot, fresh] = table_.try_emplace(std::string_view(e->request.name));
     if (!fresh) {
-      for (Slot c : claimed) table_.erase(c);
+      for (Claim c : claimed) table_.erase(c);
       return duplicate(*e);
     }
     claimed.push_back(slot);
   }
   for (size_t i = 0; i < entries.size(); ++i) queue(entries[i], claimed[i]->second);
+  entries.clear();
   return Status::Ok();
 }
 

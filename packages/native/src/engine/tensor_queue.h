@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/block_pool.h"
 #include "engine/message.h"
 
 namespace kolo {
@@ -29,6 +30,18 @@ struct TensorEntry {
   std::shared_ptr<void> owner;       // the binding's per-call state; null for engine scratch
   int index = 0;                     // position within the owner's call
   bool popped = false;               // under the queue's lock: a cycle has taken its request
+
+  // Entries come and go by the hundred every step: recycle their memory.
+  static void* operator new(size_t size) {
+    return size == sizeof(TensorEntry) ? BlockPool<sizeof(TensorEntry)>::Allocate() : ::operator new(size);
+  }
+  static void operator delete(void* p, size_t size) noexcept {
+    if (size == sizeof(TensorEntry)) {
+      BlockPool<sizeof(TensorEntry)>::Release(p);
+    } else {
+      ::operator delete(p);
+    }
+  }
 };
 using EntryPtr = std::unique_ptr<TensorEntry>;
 
@@ -39,8 +52,10 @@ inline constexpr const char* kJoinName = "join";
 // is queued), and the unsent list points at the entries: queueing a request copies nothing.
 class TensorQueue {
  public:
-  // Adds all entries or none: fails with kDuplicateName if a name is already in flight.
-  Status Add(std::vector<EntryPtr> entries);
+  // Adds all entries or none: fails with kDuplicateName if a name is already in flight. The
+  // entries move out of `entries` on success (the vector keeps its capacity for the caller).
+  Status Add(std::vector<EntryPtr>& entries);
+  Status Add(std::vector<EntryPtr>&& entries) { return Add(entries); }
   // Replaces `out` with the requests queued since the last call, in order. They point into the
   // entries, and only the thread running the cycle takes entries, so for that thread they stay
   // valid until it takes them.
@@ -61,7 +76,10 @@ class TensorQueue {
   void Forget(const TensorEntry& e);
 
   std::mutex mu_;
-  std::unordered_map<std::string_view, EntryPtr> table_;
+  using Slot = std::pair<const std::string_view, EntryPtr>;
+  std::unordered_map<std::string_view, EntryPtr, std::hash<std::string_view>,
+                     std::equal_to<std::string_view>, PoolAllocator<Slot>>
+      table_;
   std::vector<TensorEntry*> unsent_;
 };
 
