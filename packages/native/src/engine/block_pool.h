@@ -5,60 +5,76 @@
 #pragma once
 
 #include <cstddef>
-#include <mutex>
+#include <memory>
 #include <new>
 #include <vector>
 
 namespace kolo {
 
-// Blocks of `Size` bytes: freed ones are kept (up to kKeep) for the next allocation, on any
-// thread. Never destroyed, so a block freed during process exit still has somewhere to go.
+// Blocks of `Size` bytes: each thread keeps up to kKeep freed blocks for its next allocations,
+// without a lock (a block freed on another thread joins that thread's blocks). A thread's
+// blocks go back to the heap when it exits; blocks freed after that go straight to the heap.
 template <size_t Size>
 class BlockPool {
  public:
   static constexpr size_t kKeep = 4096;
 
   static void* Allocate() {
-    BlockPool& pool = Instance();
-    {
-      std::lock_guard<std::mutex> lock(pool.mu_);
-      if (!pool.free_.empty()) {
-        void* block = pool.free_.back();
-        pool.free_.pop_back();
-        return block;
-      }
+    std::vector<void*>* kept = Kept();
+    if (kept != nullptr && !kept->empty()) {
+      void* block = kept->back();
+      kept->pop_back();
+      return block;
     }
     return ::operator new(Size);
   }
 
   static void Release(void* block) noexcept {
-    BlockPool& pool = Instance();
-    {
-      std::lock_guard<std::mutex> lock(pool.mu_);
-      if (pool.free_.size() < kKeep) {
-        pool.free_.push_back(block);
-        return;
-      }
+    std::vector<void*>* kept = Kept();
+    if (kept != nullptr && kept->size() < kKeep) {
+      kept->push_back(block);  // within the reserved capacity: never allocates
+      return;
     }
     ::operator delete(block);
   }
 
-  // Blocks kept for reuse now (tests).
-  static size_t Kept() {
-    BlockPool& pool = Instance();
-    std::lock_guard<std::mutex> lock(pool.mu_);
-    return pool.free_.size();
+  // Blocks this thread keeps for reuse now (tests).
+  static size_t KeptHere() {
+    std::vector<void*>* kept = Kept();
+    return kept == nullptr ? 0 : kept->size();
   }
 
  private:
-  BlockPool() { free_.reserve(kKeep); }
-  static BlockPool& Instance() {
-    static BlockPool* pool = new BlockPool();  // intentionally never freed
-    return *pool;
+  struct Reaper {
+    ~Reaper() {
+      if (kept_ != nullptr) {
+        for (void* block : *kept_) ::operator delete(block);
+        delete kept_;
+        kept_ = nullptr;
+      }
+      exited_ = true;
+    }
+  };
+
+  // This thread's kept blocks; null while it exits (or when there is no memory for the list).
+  static std::vector<void*>* Kept() noexcept {
+    if (kept_ == nullptr && !exited_) {
+      try {
+        auto list = std::make_unique<std::vector<void*>>();
+        list->reserve(kKeep);
+        kept_ = list.release();
+        (void)&reaper_;  // constructs the reaper, which frees the list at this thread's exit
+      } catch (const std::bad_alloc&) {
+        return nullptr;
+      }
+    }
+    return kept_;
   }
 
-  std::mutex mu_;
-  std::vector<void*> free_;
+  // Plain pointers and flags stay readable while thread-locals with destructors are destroyed.
+  static inline thread_local std::vector<void*>* kept_ = nullptr;
+  static inline thread_local bool exited_ = false;
+  static inline thread_local Reaper reaper_;
 };
 
 // An allocator over BlockPool for single objects (std::allocate_shared allocates one block of

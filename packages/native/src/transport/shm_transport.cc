@@ -159,6 +159,13 @@ class Segments {
       CopyBytes(static_cast<char*>(segments_[i].out) + skip, src + (pos - at), len);
     });
   }
+  // fn(input, logical position, length) for each piece of the inputs' bytes [at, at + n).
+  template <typename Fn>
+  void ForEachInput(size_t at, size_t n, Fn fn) const {
+    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
+      fn(static_cast<const char*>(segments_[i].in) + skip, pos, len);
+    });
+  }
 
  private:
   // fn(segment, offset within it, length, logical position) for each piece of [at, at + n).
@@ -205,31 +212,46 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
   }
 }
 
-// As DirectRound or ScatterGatherRound, reading the round's inputs from the segments into this
-// rank's slot and writing results straight to the segments' outputs: a fused allreduce then
-// copies no fusion buffer in or out. Each rank publishes its whole round (its own share too, so
-// the reduction reads contiguous slots); a direct round reduces into this rank's result area of
-// the slot, which no peer reads in a direct round.
+// As DirectRound or ScatterGatherRound, reading the round's inputs from the segments and
+// writing results straight to the segments' outputs: a fused allreduce then copies no fusion
+// buffer in or out. A direct round publishes the whole round and reduces into this rank's result
+// area of the slot, which no peer reads in a direct round. A scatter-gather round publishes all
+// but this rank's share, which only this rank reduces: it reads that share from the segments.
 void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t count,
                                  DataType dtype, ReduceOp op, double postscale) {
   ShmChannel& ch = *channel_;
   const size_t esize = DataTypeSize(dtype);
   const size_t total = static_cast<size_t>(count) * esize;
-  segments.Gather(ch.Input(rank_), at, total);
-  ch.Sync("allreduce");
-  auto reduce = [&](size_t off, int64_t n) {
-    char* reduced = ch.Result(rank_) + off;
-    ReduceInRankOrder(reduced, size_, [&](int r) { return ch.Input(r) + off; }, n, dtype, op);
-    ScaleBuffer(reduced, n, dtype, postscale);
-    segments.Scatter(reduced, at + off, static_cast<size_t>(n) * esize);
-  };
   if (total <= direct_bytes_) {
-    reduce(0, count);
+    segments.Gather(ch.Input(rank_), at, total);
+    ch.Sync("allreduce");
+    char* reduced = ch.Result(rank_);
+    ReduceInRankOrder(reduced, size_, [&](int r) { return ch.Input(r); }, count, dtype, op);
+    ScaleBuffer(reduced, count, dtype, postscale);
+    segments.Scatter(reduced, at, total);
     ch.Advance();
     return;
   }
   auto [begin, end] = Share(count, size_, rank_, esize);
-  if (end > begin) reduce(static_cast<size_t>(begin) * esize, end - begin);
+  const size_t mine_off = static_cast<size_t>(begin) * esize;
+  const size_t mine_bytes = static_cast<size_t>(end - begin) * esize;
+  char* published = ch.Input(rank_);
+  segments.Gather(published, at, mine_off);
+  segments.Gather(published + mine_off + mine_bytes, at + mine_off + mine_bytes,
+                  total - mine_off - mine_bytes);
+  ch.Sync("allreduce");
+  if (end > begin) {
+    // Piece by piece where this rank's share crosses tensors (segments hold whole elements).
+    segments.ForEachInput(at + mine_off, mine_bytes, [&](const char* own, size_t pos, size_t len) {
+      const size_t off = pos - at;
+      ReduceInRankOrder(ch.Result(rank_) + off, size_,
+                        [&](int r) { return r == rank_ ? own : ch.Input(r) + off; },
+                        static_cast<int64_t>(len / esize), dtype, op);
+    });
+    char* reduced = ch.Result(rank_) + mine_off;
+    ScaleBuffer(reduced, end - begin, dtype, postscale);
+    segments.Scatter(reduced, at + mine_off, mine_bytes);
+  }
   ch.Sync("allreduce");
   ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
     segments.Scatter(ch.Result(r) + off, at + off, bytes);
