@@ -1,12 +1,5 @@
 import type { NativeCall, NativeEngine, NativeResult } from '@kolo/native';
 
-/** A call waiting for the end of the JS turn, and the promise it settles. */
-interface Submission {
-  readonly call: NativeCall;
-  readonly resolve: (results: readonly NativeResult[]) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 /**
  * Collects the calls one turn of JS code submits (a loop of `allreduce` calls, a
  * `Promise.all` over gradients) and hands them to the engine in one native call from a
@@ -23,45 +16,56 @@ interface Submission {
  * ```
  */
 export class RequestQueue {
-  private pending: Submission[] = [];
+  // The calls queued in this turn and their promises' settle functions, index for index:
+  // parallel lists, so a call costs no object or closure of its own.
+  private calls: NativeCall[] = [];
+  private resolves: ((results: readonly NativeResult[]) => void)[] = [];
+  private rejects: ((error: unknown) => void)[] = [];
   private readonly flushSoon = (): void => this.flush();
+  private readonly capture = (
+    resolve: (results: readonly NativeResult[]) => void,
+    reject: (error: unknown) => void,
+  ): void => {
+    this.resolves.push(resolve);
+    this.rejects.push(reject);
+  };
 
   constructor(private readonly engine: NativeEngine) {}
 
   /** Calls queued in this turn so far. */
   get length(): number {
-    return this.pending.length;
+    return this.calls.length;
   }
 
   /** Queues a call for the end of the current turn; settles as `engine.enqueue` would. */
   submit(call: NativeCall): Promise<readonly NativeResult[]> {
-    if (this.pending.length === 0) queueMicrotask(this.flushSoon);
-    return new Promise((resolve, reject) => {
-      this.pending.push({ call, resolve, reject });
-    });
+    if (this.calls.length === 0) queueMicrotask(this.flushSoon);
+    this.calls.push(call);
+    return new Promise(this.capture);
   }
 
   /** Hands every queued call to the engine now. */
   flush(): void {
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
+    const calls = this.calls;
+    if (calls.length === 0) return;
+    const resolves = this.resolves;
+    const rejects = this.rejects;
+    this.calls = [];
+    this.resolves = [];
+    this.rejects = [];
     try {
-      this.engine.enqueueBatch(
-        batch.map((s) => s.call),
-        (indices, outcomes, done) => {
-          for (let i = 0; i < indices.length; i++) {
-            const submission = batch[indices[i] as number];
-            const outcome = outcomes[i] ?? done;
-            if (Array.isArray(outcome)) submission?.resolve(outcome);
-            else submission?.reject(outcome);
-          }
-        },
-      );
+      this.engine.enqueueBatch(calls, (indices, outcomes, done) => {
+        for (let i = 0; i < indices.length; i++) {
+          const index = indices[i] as number;
+          const outcome = outcomes[i] ?? done;
+          if (Array.isArray(outcome)) resolves[index]?.(outcome);
+          else rejects[index]?.(outcome);
+        }
+      });
     } catch (error) {
       // Only a binding that breaks its contract gets here: fail this turn's calls, not the
       // caller (a promise settles once, so calls the binding already settled keep their outcome).
-      for (const submission of batch) submission.reject(error);
+      for (const reject of rejects) reject(error);
     }
   }
 }

@@ -45,7 +45,9 @@ export function checkOptions<T extends object>(options: T | undefined, spec: Che
       value: options,
     });
   }
-  for (const key of Object.keys(options)) {
+  // for-in walks the object's enumerable keys without building an array of them (an inherited
+  // enumerable key is checked too: reading the options would pick it up as well).
+  for (const key in options) {
     if (spec.allowed.includes(key)) continue;
     const guess = closestMatch(key, spec.allowed);
     const tail = guess

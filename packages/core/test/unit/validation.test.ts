@@ -72,6 +72,18 @@ describe('checkOptions', () => {
     );
   });
 
+  it('checks inherited enumerable keys too (reading the options would use them), not methods', () => {
+    const inherited = Object.create({ nmae: 'w' }) as object;
+    expect(thrown(() => checkOptions(inherited, spec)).message).toBe("Unknown option 'nmae' for allreduce; did you mean 'name'?");
+    class Options {
+      name = 'g';
+      describe(): string {
+        return this.name;
+      }
+    }
+    expect(checkOptions(new Options(), spec)).toBeInstanceOf(Options);
+  });
+
   it('lists the options when nothing is close', () => {
     expect(thrown(() => checkOptions({ average: true }, spec)).message).toBe(
       "Unknown option 'average' for allreduce; expected one of 'name', 'op', 'prescaleFactor', " +
