@@ -114,16 +114,19 @@ type AddonEngine = Omit<NativeEngine, 'enqueueBatch' | 'enqueueSync'> & {
 /** The most arrays passed as arguments; a larger batch's are read from `batch.arrays`. */
 const maxArrayArguments = 8192;
 
+/** The batch's arrays to pass as trailing arguments: all of them, or none past the limit. */
+function arrayArguments(batch: PackedBatch): readonly (HostArray | undefined)[] {
+  return batch.arrays.length > maxArrayArguments ? [] : batch.arrays;
+}
+
 function enqueueBatch(this: AddonEngine, calls: readonly NativeCall[], settle: NativeSettle): void {
   const batch = packBatch(calls);
-  if (batch.arrays.length > maxArrayArguments) this.enqueuePacked(batch, settle);
-  else this.enqueuePacked(batch, settle, ...batch.arrays);
+  this.enqueuePacked(batch, settle, ...arrayArguments(batch));
 }
 
 function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grouped: boolean): NativeResult[] {
   const batch = packBatch([{ requests, grouped }]);
-  if (batch.arrays.length > maxArrayArguments) return this.enqueueSyncPacked(batch);
-  return this.enqueueSyncPacked(batch, ...batch.arrays);
+  return this.enqueueSyncPacked(batch, ...arrayArguments(batch));
 }
 
 /**

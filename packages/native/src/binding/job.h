@@ -29,7 +29,6 @@ struct Job {
   std::optional<Napi::Promise::Deferred> deferred;  // enqueue: the promise to settle
   std::shared_ptr<Settler> settler;                 // enqueueBatch: who to tell, and the call's
   uint32_t call_index = 0;                          // position in that batch
-  std::string stack_hint;
 
   // Shared, under mu.
   std::mutex mu;

@@ -11,37 +11,26 @@ std::string DuplicateNameMessage() {
 }
 
 Status TensorQueue::Add(std::vector<EntryPtr>& entries) {
-  const auto duplicate = [](const TensorEntry& e) {
-    return Status::Error(StatusCode::kDuplicateName,
-                         DuplicateNameMessage() + " (name: '" + e.request.name + "')");
-  };
-  const auto queue = [this](EntryPtr& e, EntryPtr& slot) {
-    e->popped = false;
-    unsent_.push_back(e.get());
-    slot = std::move(e);
-  };
   std::lock_guard<std::mutex> lock(mu_);
-  if (entries.size() == 1) {  // most calls
-    auto [slot, fresh] = table_.try_emplace(std::string_view(entries[0]->request.name));
-    if (!fresh) return duplicate(*entries[0]);
-    queue(entries[0], slot->second);
-    entries.clear();
-    return Status::Ok();
-  }
-  // Claim every name before moving anything in, so that a duplicate (of a name in flight, or
-  // one repeated within the call) leaves the table as it was.
-  using Claim = decltype(table_)::iterator;
-  std::vector<Claim> claimed;
-  claimed.reserve(entries.size());
-  for (const EntryPtr& e : entries) {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    TensorEntry* e = entries[i].get();
     auto [slot, fresh] = table_.try_emplace(std::string_view(e->request.name));
-    if (!fresh) {
-      for (Claim c : claimed) table_.erase(c);
-      return duplicate(*e);
+    if (!fresh) {  // in flight already, or repeated within the call (a group)
+      Status duplicate = Status::Error(StatusCode::kDuplicateName,
+                                       DuplicateNameMessage() + " (name: '" + e->request.name + "')");
+      // Take back this call's entries (the last i unsent ones), so the table is as it was.
+      for (size_t k = i; k-- > 0;) {
+        auto it = table_.find(std::string_view(unsent_.back()->request.name));
+        entries[k] = std::move(it->second);
+        table_.erase(it);
+        unsent_.pop_back();
+      }
+      return duplicate;
     }
-    claimed.push_back(slot);
+    e->popped = false;
+    unsent_.push_back(e);
+    slot->second = std::move(entries[i]);
   }
-  for (size_t i = 0; i < entries.size(); ++i) queue(entries[i], claimed[i]->second);
   entries.clear();
   return Status::Ok();
 }

@@ -52,8 +52,9 @@ inline constexpr const char* kJoinName = "join";
 // is queued), and the unsent list points at the entries: queueing a request copies nothing.
 class TensorQueue {
  public:
-  // Adds all entries or none: fails with kDuplicateName if a name is already in flight. The
-  // entries move out of `entries` on success (the vector keeps its capacity for the caller).
+  // Adds all entries or none: fails with kDuplicateName if a name is already in flight (or
+  // repeated in the call), leaving `entries` as it was. On success the entries move out of
+  // `entries`, which keeps its capacity for the caller.
   Status Add(std::vector<EntryPtr>& entries);
   Status Add(std::vector<EntryPtr>&& entries) { return Add(entries); }
   // Replaces `out` with the requests queued since the last call, in order. They point into the
