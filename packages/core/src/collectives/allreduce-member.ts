@@ -73,12 +73,7 @@ export function allreduceMember(
   const dtype = dtypeOf(spec.data, labels.data);
   const data = spec.data as HostArray;
   const shape = resolveShape(spec.shape, { length: data.length, name: labels.shape });
-  // In place (output === data): data has just been checked, and checking it again costs two
-  // calls into V8's runtime (its buffer, and whether that buffer is resizable).
-  const output =
-    spec.output === spec.data
-      ? data
-      : outputArray({ output: spec.output, dtype, length: data.length, name: labels.output });
+  const output = outputArray({ output: spec.output, input: data, dtype, length: data.length, name: labels.output });
   const { reduceOp, prescale, postscale, processSet } = spec.reduction;
   return {
     output,

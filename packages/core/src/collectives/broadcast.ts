@@ -43,7 +43,7 @@ function planBroadcast(running: Running, input: unknown, options: unknown): Plan
   const dtype = dtypeOf(input, 'data');
   const data = input as HostArray;
   const shape = resolveShape(o.shape, { length: data.length });
-  const output = o.output === input ? data : outputArray({ output: o.output, dtype, length: data.length });
+  const output = outputArray({ output: o.output, input: data, dtype, length: data.length });
   const name = requestName(running.counters, { op: 'broadcast', name: o.name, processSet });
   const fields = { type: 'broadcast', name, dtype, shape, root, input: data, output, processSet } as const;
   return { requests: [makeRequest(running.binding, fields)], grouped: false, finish: () => output };

@@ -72,8 +72,7 @@ function validateMembers(arrays: readonly unknown[], shapes: readonly unknown[],
     members.dtypes[i] = dtype;
     members.inputs[i] = data as HostArray;
     members.shapes[i] = shape === undefined ? [length] : resolveShape(shape, { length, name: `shapes[${i}]` });
-    // In place needs no second look at the array.
-    members.outputs[i] = output === data ? (data as HostArray) : outputArray({ output, dtype, length, name: `outputs[${i}]` });
+    members.outputs[i] = outputArray({ output, input: data, dtype, length, name: `outputs[${i}]` });
   }
   return members;
 }

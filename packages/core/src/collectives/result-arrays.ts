@@ -10,6 +10,12 @@ export interface OutputSpec {
   readonly length: number;
   /** Option name in messages; default `output`. */
   readonly name?: string;
+  /**
+   * The checked input `dtype` and `length` came from: an output that is this array (in place)
+   * needs no second check, which costs two calls into V8's runtime (its buffer, and whether that
+   * buffer is resizable).
+   */
+  readonly input?: unknown;
 }
 
 /**
@@ -23,6 +29,7 @@ export interface OutputSpec {
  */
 export function outputArray(spec: OutputSpec): HostArray {
   if (spec.output === undefined) return allocate(spec.dtype, spec.length);
+  if (spec.output === spec.input) return spec.output as HostArray;
   const name = spec.name ?? 'output';
   const dtype = dtypeOf(spec.output, name);
   const output = spec.output as HostArray;
