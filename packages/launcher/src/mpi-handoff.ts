@@ -6,7 +6,7 @@ import { describeExit } from './failure-report.js';
 import type { JobStore } from './job-store.js';
 import type { LaunchOptions } from './launch-options.js';
 import { mpirunArgs } from './mpirun-command.js';
-import { LineSplitter } from './output-prefix.js';
+import { MpirunOutputJoiner, type RankLine, mpirunTagPattern } from './mpirun-output.js';
 import type { JobPlan } from './plan.js';
 import { LaunchError } from './usage-error.js';
 
@@ -25,8 +25,11 @@ export interface MpiHandoff {
 
 const wrapperPath = fileURLToPath(new URL('./mpi-worker.js', import.meta.url));
 
-/** Throws {@link LaunchError} unless `mpirun` on PATH is Open MPI's (the flags below are its own). */
-function checkMpirun(env: NodeJS.ProcessEnv): void {
+/**
+ * Open MPI's major version; throws {@link LaunchError} unless `mpirun` on PATH is Open MPI's (the
+ * flags below are its own).
+ */
+function checkMpirun(env: NodeJS.ProcessEnv): number {
   const probe = spawnSync('mpirun', ['--version'], { env, encoding: 'utf8', timeout: 10_000 });
   const fix = 'install Open MPI (apt install openmpi-bin libopenmpi-dev), or run without --mpi (Gloo)';
   if (probe.error !== undefined) {
@@ -36,7 +39,11 @@ function checkMpirun(env: NodeJS.ProcessEnv): void {
     const first = `${probe.stdout}${probe.stderr}`.trim().split('\n')[0] ?? '';
     throw new LaunchError(`Expected Open MPI's mpirun for --mpi but received "${first}"; start MPICH jobs with mpiexec directly (Kolo picks MPI itself), or ${fix}`);
   }
+  return Number(/(?:Open MPI|OpenRTE)\)?\s+(\d+)\./.exec(probe.stdout)?.[1] ?? 4);
 }
+
+/** Rebuilt lines (each already tagged by the wrapper), each with its newline, for one write. */
+const withNewline = (lines: readonly RankLine[]): Buffer => Buffer.concat(lines.flatMap(({ line }) => [line, Buffer.from('\n')]));
 
 /**
  * Hands a `kolorun --mpi` job to Open MPI's `mpirun`, as horovodrun does: kolorun keeps hosting the
@@ -47,7 +54,7 @@ function checkMpirun(env: NodeJS.ProcessEnv): void {
  */
 export async function runUnderMpirun(handoff: MpiHandoff): Promise<number> {
   const { options, plan, store, stderr, log } = handoff;
-  checkMpirun(handoff.env);
+  const tag = mpirunTagPattern(checkMpirun(handoff.env));
   const env = { ...handoff.env, ...handoff.jobEnv, ...(options.outputDir !== undefined && { KOLO_OUTPUT_DIR: options.outputDir }) };
   const remote = plan.workers.some((w) => w.remote);
   const wrapper = [remote ? 'node' : process.execPath, wrapperPath];
@@ -56,15 +63,23 @@ export async function runUnderMpirun(handoff: MpiHandoff): Promise<number> {
   // Its own process group: a terminal's Ctrl-C reaches kolorun only, which forwards it once (a
   // second SIGINT makes mpirun abort at once, leaving its workers behind).
   const child = spawn('mpirun', args, { cwd: options.cwd ?? process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  child.stdout?.pipe(handoff.stdout, { end: false });
-  // Worker lines (tagged by the wrapper) stream through; mpirun's own banner waits for the report.
+  // mpirun tags what it forwards (--tag-output), so each rank's lines are rebuilt whole before they
+  // are written: without that, a line a rank wrote in two pieces comes out cut by other ranks'.
+  // Worker lines (tagged by the wrapper) stream through; mpirun's own messages on stderr wait for
+  // the failure report.
+  const out = new MpirunOutputJoiner(tag);
+  const err = new MpirunOutputJoiner(tag);
   const held: string[] = [];
-  const splitter = new LineSplitter();
-  const route = (line: Buffer): void => {
-    if (/^\[\d+\]<std(out|err)>: /.test(line.toString('latin1'))) stderr.write(Buffer.concat([line, Buffer.from('\n')]));
-    else held.push(line.toString('utf8'));
+  const toStdout = (lines: RankLine[]): void => {
+    if (lines.length > 0) handoff.stdout.write(withNewline(lines));
   };
-  (child.stderr as Readable).on('data', (chunk: Buffer) => splitter.push(chunk).forEach(route));
+  const toStderr = (lines: RankLine[]): void => {
+    const ranks = lines.filter((l) => l.rank !== undefined);
+    if (ranks.length > 0) stderr.write(withNewline(ranks));
+    for (const { rank, line } of lines) if (rank === undefined) held.push(line.toString('utf8'));
+  };
+  (child.stdout as Readable).on('data', (chunk: Buffer) => toStdout(out.push(chunk)));
+  (child.stderr as Readable).on('data', (chunk: Buffer) => toStderr(err.push(chunk)));
   let interrupted: NodeJS.Signals | undefined;
   const stop = (signal: NodeJS.Signals): void => {
     interrupted ??= signal;
@@ -77,8 +92,8 @@ export async function runUnderMpirun(handoff: MpiHandoff): Promise<number> {
       child.once('error', (error) => reject(new LaunchError(`Expected to start mpirun but received: ${error.message}`, { cause: error })));
       child.once('close', (c, s) => resolve([c, s]));
     });
-    const last = splitter.flush();
-    if (last !== undefined) route(last);
+    toStdout(out.flush());
+    toStderr(err.flush());
     const failure = code === 0 || interrupted !== undefined ? undefined : await store.readFailure();
     if (failure !== undefined) {
       const tail = await store.readFailureTail();

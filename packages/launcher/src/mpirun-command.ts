@@ -28,6 +28,7 @@ function hostList(plan: JobPlan): string {
  * The `mpirun` arguments for a `kolorun --mpi` job, built as horovodrun builds its own: every
  * host with its slot count, no binding, slot-by-slot mapping, the job's variables forwarded by
  * name with `-x` (values never appear on the command line, so `ps` does not show the secret),
+ * every forwarded fragment tagged with its rank (so kolorun can rebuild each rank's lines whole),
  * ssh port and identity through `plm_rsh_args`, and the network interface for both MPI's data
  * (`btl_tcp_if_include`) and its runtime (`oob_tcp_if_include`).
  *
@@ -35,7 +36,7 @@ function hostList(plan: JobPlan): string {
  * ```ts
  * mpirunArgs({ options: { command: ['node', 'x.js'], np: 2, transport: 'mpi' }, plan, env,
  *   wrapper: ['/usr/bin/node', '/k/mpi-worker.js'], root: false });
- * // ['--bind-to', 'none', '--map-by', 'slot', '-np', '2', '-H', 'localhost:2', '-x', 'KOLO_JOB_ID', …,
+ * // ['--bind-to', 'none', '--map-by', 'slot', '--tag-output', '-np', '2', '-H', 'localhost:2', '-x', 'KOLO_JOB_ID', …,
  * //  '/usr/bin/node', '/k/mpi-worker.js', 'node', 'x.js']
  * ```
  */
@@ -48,6 +49,7 @@ export function mpirunArgs(input: MpirunInput): string[] {
     ...(input.root ? ['--allow-run-as-root'] : []),
     '--bind-to', 'none',
     '--map-by', 'slot',
+    '--tag-output',
     '-np', String(plan.workers.length),
     '-H', hostList(plan),
     ...exported.flatMap((name) => ['-x', name]),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseHostList, readHostfile } from '../src/hosts.js';
+import { MpirunOutputJoiner, type RankLine, mpirunTagPattern } from '../src/mpirun-output.js';
 import { LinePrefixer, LineTail } from '../src/output-prefix.js';
 import { parseCommandLine } from '../src/options.js';
 import { placeWorkers, planJob, type WorkerPlacement } from '../src/plan.js';
@@ -109,6 +110,25 @@ describe('line output', () => {
     prefixer.push(Buffer.concat([euro.subarray(1), Buffer.from('\nc')]));
     prefixer.flush();
     expect(writes).toEqual(['[3]<stdout>: a\n', '[3]<stdout>: b€\n', '[3]<stdout>: c\n']);
+  });
+
+  it("rebuilds each rank's lines from mpirun's tagged fragments (Open MPI 4 and 5 tags)", () => {
+    const text = (lines: RankLine[]): [number | undefined, string][] => lines.map(({ rank, line }) => [rank, line.toString('utf8')]);
+    const four = new MpirunOutputJoiner(mpirunTagPattern(4));
+    const euro = Buffer.from('€');
+    // As Open MPI 4.1 printed it for `printf 'a\nb'; sleep; printf 'c\n'` on two ranks, cut mid-tag
+    // and mid-character by the pipe.
+    const stream = Buffer.concat([
+      Buffer.from('[1,0]<stdout>:a\n[1,0]<stdout>:b'), euro.subarray(0, 2), Buffer.from('[1,1]<stdout>:a\n[1,1]<stdout>:b[1,0]<stdout>:'),
+      euro.subarray(2), Buffer.from('c\n[1,1]<stdout>:c\nmpirun noticed\n[1,0]<stdout>:tail'),
+    ]);
+    const got = [...four.push(stream.subarray(0, 20)), ...four.push(stream.subarray(20, 50)), ...four.push(stream.subarray(50))];
+    expect(text(got)).toEqual([[0, 'a'], [1, 'a'], [0, 'b€c'], [1, 'bc'], [undefined, 'mpirun noticed']]);
+    expect(text(four.flush())).toEqual([[0, 'tail']]);
+    const five = new MpirunOutputJoiner(mpirunTagPattern(5));
+    expect(text(five.push(Buffer.from('[prterun-n1-77@1,2]<stderr>: x[prterun-n1-77@1,0]<stderr>:  y\n[prterun-n1-77@1,2]<stderr>: z\n'))))
+      .toEqual([[0, ' y'], [2, 'xz']]);
+    expect(five.flush()).toEqual([]);
   });
 
   it('keeps the last N lines, including an unterminated one', () => {

@@ -16,7 +16,7 @@ describe('kolorun --mpi: the mpirun command line', () => {
     const plan = planJob(options, {});
     const env = { KOLO_JOB_SECRET: 's3cret', KOLO_STORE_PORT: '4000', HOME: '/root', PATH: '/bin', NCCL_DEBUG: 'INFO', KOLO_UNSET: undefined };
     expect(mpirunArgs({ options, plan, env, wrapper, root: true })).toEqual([
-      '--allow-run-as-root', '--bind-to', 'none', '--map-by', 'slot', '-np', '3', '-H', 'a:2,b:1',
+      '--allow-run-as-root', '--bind-to', 'none', '--map-by', 'slot', '--tag-output', '-np', '3', '-H', 'a:2,b:1',
       '-x', 'KOLO_JOB_SECRET', '-x', 'KOLO_STORE_PORT', '-x', 'NCCL_DEBUG', '-x', 'PATH',
       '--mca', 'plm_rsh_args', '-p 2222 -i /keys/id',
       '--mca', 'btl_tcp_if_include', 'eth1', '--mca', 'oob_tcp_if_include', 'eth1',
@@ -27,7 +27,7 @@ describe('kolorun --mpi: the mpirun command line', () => {
   it('runs every worker on this machine when no hosts are given, without root flags for other users', () => {
     const options = parseCommandLine(['-np', '2', '--mpi', 'node', 'x.js']);
     expect(mpirunArgs({ options, plan: planJob(options, {}), env: {}, wrapper, root: false })).toEqual([
-      '--bind-to', 'none', '--map-by', 'slot', '-np', '2', '-H', 'localhost:2', '/usr/bin/node', '/k/mpi-worker.js', 'node', 'x.js',
+      '--bind-to', 'none', '--map-by', 'slot', '--tag-output', '-np', '2', '-H', 'localhost:2', '/usr/bin/node', '/k/mpi-worker.js', 'node', 'x.js',
     ]);
   });
 
@@ -59,6 +59,17 @@ describe.skipIf(!hasMpirun)('kolorun --mpi: a real job under mpirun', () => {
       expect(Object.keys(env).sort()).toEqual(['KOLO_JOB_ID', 'KOLO_JOB_SECRET', 'KOLO_SHM_TAG', 'KOLO_STORE_ADDR', 'KOLO_STORE_PORT', 'KOLO_TRANSPORT', 'TEST_KOLO_STORE_MODULE'].filter((k) => k.startsWith('KOLO_')));
       expect([env.KOLO_STORE_ADDR, env.KOLO_TRANSPORT, env.KOLO_JOB_SECRET?.length]).toEqual(['127.0.0.1', 'mpi', 64]);
     }
+  }, 60_000);
+
+  it('prints every rank\'s lines whole, even long lines that mpirun forwards in pieces', async () => {
+    const { code, stdout } = await runKolorun(['--mpi', '-np', '3', 'node', fixture('long-lines.mjs')], { LINES: '12', LINE_BYTES: '20000' });
+    expect(code).toBe(0);
+    const expected = [0, 1, 2].flatMap((rank) =>
+      Array.from({ length: 12 }, (_, i) => `[${rank}]<stdout>: line ${rank} ${i} ${String.fromCharCode(97 + i).repeat(20000)}`));
+    expect(stdout.split('\n').slice(0, -1).sort()).toEqual(expected.sort());
+    // Each rank's lines keep their order.
+    const order = stdout.split('\n').filter((l) => l.startsWith('[1]')).map((l) => Number(l.split(' ')[3]));
+    expect(order).toEqual(Array.from({ length: 12 }, (_, i) => i));
   }, 60_000);
 
   it.each([
