@@ -41,7 +41,8 @@ function partNumbers(parts: NativeParts | undefined): number {
  *
  * @example
  * ```ts
- * addon.enqueuePacked(packBatch([{ requests, grouped: false }]), settle);
+ * const b = packBatch([{ requests, grouped: false }]);
+ * addon.enqueuePacked(b.numbers, b.names, b.count, b.arrays, settle, ...b.arrays);
  * ```
  */
 export function packBatch(calls: readonly NativeCall[]): PackedBatch {
@@ -100,15 +101,19 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
   return { numbers, names, count, arrays };
 }
 
+/** A packed batch as the addon takes it: its fields as arguments, in this order. */
+type BatchArguments = [numbers: Float64Array, names: string, count: number, arrays: readonly (HostArray | undefined)[]];
+
 /**
  * The engine object the addon makes: the contract's methods but `enqueueBatch` and
- * `enqueueSync`. Both packed methods also take the batch's arrays as trailing arguments: the
- * addon reads them all with one N-API call, where reading `batch.arrays` costs one per array
- * (it falls back to `batch.arrays` when the arguments do not match them one for one).
+ * `enqueueSync`. Both packed methods take the batch's fields as arguments (the addon reads
+ * arguments with one N-API call, where each property of an object costs one), then the batch's
+ * arrays as trailing arguments, for the same reason (it falls back to `arrays` when they do not
+ * match them one for one).
  */
 type AddonEngine = Omit<NativeEngine, 'enqueueBatch' | 'enqueueSync'> & {
-  enqueuePacked(batch: PackedBatch, settle: NativeSettle, ...arrays: (HostArray | undefined)[]): void;
-  enqueueSyncPacked(batch: PackedBatch, ...arrays: (HostArray | undefined)[]): NativeResult[];
+  enqueuePacked(...args: [...BatchArguments, settle: NativeSettle, ...arrays: (HostArray | undefined)[]]): void;
+  enqueueSyncPacked(...args: [...BatchArguments, ...arrays: (HostArray | undefined)[]]): NativeResult[];
 };
 
 /** The most arrays passed as arguments; a larger batch's are read from `batch.arrays`. */
@@ -121,12 +126,12 @@ function arrayArguments(batch: PackedBatch): readonly (HostArray | undefined)[] 
 
 function enqueueBatch(this: AddonEngine, calls: readonly NativeCall[], settle: NativeSettle): void {
   const batch = packBatch(calls);
-  this.enqueuePacked(batch, settle, ...arrayArguments(batch));
+  this.enqueuePacked(batch.numbers, batch.names, batch.count, batch.arrays, settle, ...arrayArguments(batch));
 }
 
 function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grouped: boolean): NativeResult[] {
   const batch = packBatch([{ requests, grouped }]);
-  return this.enqueueSyncPacked(batch, ...arrayArguments(batch));
+  return this.enqueueSyncPacked(batch.numbers, batch.names, batch.count, batch.arrays, ...arrayArguments(batch));
 }
 
 /**

@@ -14,6 +14,11 @@ function request(over: Partial<NativeRequest> & Pick<NativeRequest, 'type' | 'na
   return { dtype: dtypes['float32']!, shape: [], reduceOp: reduceOps['sum']!, root: 0, prescale: 1, postscale: 1, splits: [], ...over };
 }
 
+/** A batch's fields as the addon's packed methods take them: as arguments, in order. */
+function fields(b: { numbers: unknown; names: unknown; count: unknown; arrays: unknown }): [unknown, unknown, unknown, unknown] {
+  return [b.numbers, b.names, b.count, b.arrays];
+}
+
 function start(prefix: string): Promise<NativeEngine> {
   return native.startEngine({
     rank: 0, size: 1, localRank: 0, localSize: 1, crossRank: 0, crossSize: 1,
@@ -200,33 +205,33 @@ describe('packBatch', () => {
 
   it('the addon refuses a batch whose layout does not add up, and fails a call whose numbers stop short', async () => {
     const own = (await start('batch-test-3')) as unknown as {
-      enqueuePacked(batch: unknown, settle: NativeSettle): void;
+      enqueuePacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown, settle: NativeSettle): void;
       shutdown(): Promise<void>;
     };
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([5, 0, 0, 0, 0]), names: '', count: 0, arrays: [] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([5, 0, 0, 0, 0]), names: '', count: 0, arrays: [] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
     // The header claims more name units than `names` holds.
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 3, 2]), names: 'n', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 3, 2]), names: 'n', count: 1, arrays: [undefined, undefined] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 1, 2]), names: 'nn', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 1, 2]), names: 'nn', count: 1, arrays: [undefined, undefined] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (1 requests, a count of 1, 2 arrays and 1 of 2 name units)',
     );
     // The header claims more arrays than `arrays` holds.
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 1, 4]), names: 'n', count: 1, arrays: [undefined, undefined] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 1, 4]), names: 'n', count: 1, arrays: [undefined, undefined] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
-    expect(() => own.enqueuePacked({ numbers: new Float64Array([1, 0, 0, 0, 0]), names: ['n'], count: 1, arrays: [] }, () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 0, 0]), names: ['n'], count: 1, arrays: [] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (names is not a string)',
     );
     const settled: string[] = [];
-    own.enqueuePacked({ numbers: new Float64Array([1, 0, 2, 1, 2, 0, 0]), names: 'n', count: 1, arrays: [undefined, undefined] }, (indices, outcomes) => {
+    own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 2, 1, 2, 0, 0]), names: 'n', count: 1, arrays: [undefined, undefined] }), (indices, outcomes) => {
       settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
     });
     // A packed group of two parts in a call that gives it two array slots, not four.
     const group = [0, 0, 1, 0, 1, 1, 0, 1, 1, 2, 0, 4, 1, 1, 1, 1];
-    own.enqueuePacked({ numbers: new Float64Array([1, 0, group.length, 1, 2, ...group]), names: 'g', count: 1, arrays: [undefined, undefined] }, (indices, outcomes) => {
+    own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, group.length, 1, 2, ...group]), names: 'g', count: 1, arrays: [undefined, undefined] }), (indices, outcomes) => {
       settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
     });
     expect(settled).toEqual([
@@ -238,8 +243,8 @@ describe('packBatch', () => {
 
   it('reads the arrays from the trailing arguments when they match the slots one for one, else from batch.arrays', async () => {
     const own = (await start('batch-test-6')) as unknown as {
-      enqueuePacked(batch: unknown, settle: NativeSettle, ...arrays: unknown[]): void;
-      enqueueSyncPacked(batch: unknown, ...arrays: unknown[]): unknown;
+      enqueuePacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown, settle: NativeSettle, ...arrays: unknown[]): void;
+      enqueueSyncPacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown, ...arrays: unknown[]): unknown;
       shutdown(): Promise<void>;
     };
     const settle = (calls: number): Promise<void> => new Promise((resolve) => {
@@ -254,16 +259,16 @@ describe('packBatch', () => {
     const call = (name: string) => ({ requests: [request({ type: requestTypes['allreduce']!, name, shape: [2], prescale: 3, input: inBatch, output: outBatch })], grouped: false });
     // Arguments that match the two slots are what the addon reads.
     let done = settle(1);
-    own.enqueuePacked(packBatch([call('args')]), () => pending(), inArgs, outArgs);
+    own.enqueuePacked(...fields(packBatch([call('args')])), () => pending(), inArgs, outArgs);
     await done;
     expect([...outArgs, ...outBatch]).toEqual([30, 60, 0, 0]);
     // One argument short: batch.arrays, and the argument is ignored.
     done = settle(1);
-    own.enqueuePacked(packBatch([call('short')]), () => pending(), inArgs);
+    own.enqueuePacked(...fields(packBatch([call('short')])), () => pending(), inArgs);
     await done;
     expect([...outBatch]).toEqual([3, 6]);
     outBatch.fill(0);
-    expect(own.enqueueSyncPacked(packBatch([call('sync')]), inArgs, outBatch)).toEqual([{}]);
+    expect(own.enqueueSyncPacked(...fields(packBatch([call('sync')])), inArgs, outBatch)).toEqual([{}]);
     expect([...outBatch]).toEqual([30, 60]);
     await own.shutdown();
   });
@@ -285,14 +290,21 @@ describe('packBatch', () => {
 
   it('enqueueSync goes packed: the addon takes a batch of exactly one call', async () => {
     const own = (await start('batch-test-4')) as unknown as NativeEngine & {
-      enqueueSyncPacked(batch: unknown): unknown;
+      enqueueSyncPacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown): unknown;
     };
     const x = new Float32Array([2, 3]);
     const out = new Float32Array(2);
     const call = { requests: [request({ type: requestTypes['allreduce']!, name: 'one', shape: [2], input: x, output: out })], grouped: false };
-    expect(() => own.enqueueSyncPacked(packBatch([call, call]))).toThrow('Expected a batch of one call for enqueueSyncPacked');
-    expect(own.enqueueSync(call.requests, false)).toEqual([{}]);
+    expect(() => own.enqueueSyncPacked(...fields(packBatch([call, call])))).toThrow('Expected a batch of one call for enqueueSyncPacked');
+    const first = own.enqueueSync(call.requests, false);
+    expect(first).toEqual([{}]);
     expect([...out]).toEqual([2, 3]);
+    // A call that carries nothing gets the one frozen [{}] every such call shares.
+    expect(own.enqueueSync(call.requests, false)).toBe(first);
+    expect([Object.isFrozen(first), Object.isFrozen(first[0])]).toEqual([true, true]);
+    const gathered = own.enqueueSync([request({ type: requestTypes['allgather']!, name: 'g', shape: [2], input: x })], false);
+    expect(gathered).not.toBe(first);
+    expect([...new Float32Array((gathered[0] as { data: ArrayBuffer }).data)]).toEqual([2, 3]);
     await own.shutdown();
   });
 });

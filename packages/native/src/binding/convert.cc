@@ -340,15 +340,14 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
   return entries;
 }
 
-PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg) {
+void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg,
+                     PackedBatch& batch) {
   const auto malformed = [&](const std::string& why) {
     return Napi::TypeError::New(env, "Expected a batch from packBatch() for enqueuePacked (" + why + ")");
   };
-  const Napi::Value value = info[0];
-  if (!value.IsObject()) throw malformed("not an object");
-  Napi::Object o = value.As<Napi::Object>();
-  PackedBatch batch;
-  napi_value numbers = o.Get("numbers");
+  batch.calls.clear();
+  batch.array_args.clear();
+  napi_value numbers = info[0];
   napi_typedarray_type type;
   size_t length = 0, byte_offset = 0;
   void* data = nullptr;
@@ -360,16 +359,16 @@ PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_
   }
   batch.numbers = static_cast<const double*>(data);
   batch.length = length;
-  napi_value names_value = o.Get("names");
+  napi_value names_value = info[1];
   size_t units = 0;
   if (napi_get_value_string_utf16(env, names_value, nullptr, 0, &units) != napi_ok) {
     throw malformed("names is not a string");
   }
   batch.names.resize(units);
   napi_get_value_string_utf16(env, names_value, batch.names.data(), units + 1, &units);
-  batch.arrays = o.Get("arrays");
+  batch.arrays = info[3];
   uint32_t names = 0, arrays = 0;
-  if (napi_get_value_uint32(env, o.Get("count"), &names) != napi_ok ||
+  if (napi_get_value_uint32(env, info[2], &names) != napi_ok ||
       napi_get_array_length(env, batch.arrays, &arrays) != napi_ok) {
     throw malformed("count is not a number or arrays is not an array");
   }
@@ -410,7 +409,6 @@ PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_
                     ", " + std::to_string(arrays) + " arrays and " + std::to_string(name_units) +
                     " of " + std::to_string(batch.names.size()) + " name units");
   }
-  return batch;
 }
 
 void ReadPackedCall(Napi::Env env, const PackedBatch& batch, const PackedCall& call,

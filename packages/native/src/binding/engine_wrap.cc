@@ -287,44 +287,56 @@ Napi::Value EngineWrap::Enqueue(const Napi::CallbackInfo& info) {
   return deferred.Promise();
 }
 
+namespace {
+// Empties a reused vector of entries when the scope ends, however it ends.
+struct ClearOnExit {
+  std::vector<EntryPtr>& entries;
+  ~ClearOnExit() { entries.clear(); }
+};
+}  // namespace
+
 // `enqueuePacked` (NativeEngine.enqueueBatch, packed by lib/pack-batch.ts): queues every call of
 // one JS turn at once: one crossing, one Job per call (each settles on its own, as with enqueue)
 // and one wake-up. A call that fails at once (a malformed request, a duplicate name, a stopped
 // engine) is settled before this returns; the rest of the batch is queued all the same.
 Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[1].IsFunction()) {
+  if (!info[4].IsFunction()) {
     throw Napi::TypeError::New(env, "Expected a settle function for enqueuePacked");
   }
-  const PackedBatch batch = ReadPackedBatch(env, info, 2);
+  PackedBatch& batch = packed_;
+  ReadPackedBatch(env, info, 5, batch);
   auto settler = std::make_shared<Settler>();
-  settler->fn = Napi::Persistent(info[1].As<Napi::Function>());
+  settler->fn = Napi::Persistent(info[4].As<Napi::Function>());
   settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
   Napi::Array failed_indices = Napi::Array::New(env);
   Napi::Array failed_outcomes = Napi::Array::New(env);
   uint32_t failed = 0;
   bool queued = false;
-  std::vector<EntryPtr> entries;  // each call's, in turn (one buffer for the batch)
-  for (uint32_t i = 0; i < batch.calls.size(); ++i) {
-    auto job = NewJob();
-    job->settler = settler;
-    job->call_index = i;
-    Status status;
-    try {
-      ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
-      status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
-    } catch (const Napi::Error& e) {
-      failed_indices.Set(failed, Napi::Number::New(env, i));
-      failed_outcomes.Set(failed++, e.Value());
-      continue;
+  {
+    std::vector<EntryPtr>& entries = entries_;  // each call's, in turn
+    const ClearOnExit clear{entries};  // a call that failed leaves its entries there
+    for (uint32_t i = 0; i < batch.calls.size(); ++i) {
+      auto job = NewJob();
+      job->settler = settler;
+      job->call_index = i;
+      Status status;
+      try {
+        ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
+        status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
+      } catch (const Napi::Error& e) {
+        failed_indices.Set(failed, Napi::Number::New(env, i));
+        failed_outcomes.Set(failed++, e.Value());
+        continue;
+      }
+      if (!status.ok()) {
+        failed_indices.Set(failed, Napi::Number::New(env, i));
+        failed_outcomes.Set(failed++, StatusToError(env, status).Value());
+        continue;
+      }
+      Hold(env);
+      queued = true;
     }
-    if (!status.ok()) {
-      failed_indices.Set(failed, Napi::Number::New(env, i));
-      failed_outcomes.Set(failed++, StatusToError(env, status).Value());
-      continue;
-    }
-    Hold(env);
-    queued = true;
   }
   // As the wake microtask does: when every peer already waits, run the cycle here.
   if (queued && engine_ && !engine_->TryDriveOnce()) engine_->Wake();
@@ -362,16 +374,21 @@ void EngineWrap::ScheduleWake(Napi::Env env) {
 // object's fields by name costs a property lookup (and a key string) each.
 Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const PackedBatch batch = ReadPackedBatch(env, info, 1);
+  PackedBatch& batch = packed_;
+  ReadPackedBatch(env, info, 4, batch);
   if (batch.calls.size() != 1) {
     throw Napi::TypeError::New(env, "Expected a batch of one call for enqueueSyncPacked");
   }
   auto job = NewJob();
   job->sync = true;
   // The JS thread blocks until completion, so the arrays cannot be collected meanwhile.
-  std::vector<EntryPtr> entries;
-  ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false, entries);
-  Status status = engine_ ? engine_->Enqueue(std::move(entries), /*wake=*/false) : final_status_;
+  Status status;
+  {
+    std::vector<EntryPtr>& entries = entries_;
+    const ClearOnExit clear{entries};  // what a failed read or enqueue left
+    ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false, entries);
+    status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
+  }
   if (!status.ok()) {
     StatusToError(env, status).ThrowAsJavaScriptException();
     return env.Undefined();
@@ -388,6 +405,19 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   if (!job->error.ok()) {
     StatusToError(env, job->error).ThrowAsJavaScriptException();
     return env.Undefined();
+  }
+  // A call of one request that carries nothing (an allreduce writes into its output): one frozen
+  // array of one frozen object, made once per engine and returned by every such call.
+  if (job->done.size() == 1 && !CarriesResult(job->done[0].get())) {
+    if (sync_done_.IsEmpty()) {
+      Napi::Object empty = Napi::Object::New(env);
+      napi_object_freeze(env, empty);
+      Napi::Array done = Napi::Array::New(env, 1);
+      done.Set(0u, empty);
+      napi_object_freeze(env, done);
+      sync_done_ = Napi::Persistent(done.As<Napi::Object>());
+    }
+    return sync_done_.Value();
   }
   return JobResults(env, *job);
 }

@@ -84,6 +84,13 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   // submitted together (a loop of allreduce calls) reach the engine's next cycle together.
   bool wake_scheduled_ = false;
   Napi::FunctionReference wake_fn_;
+  // What reading a packed batch reuses from one call to the next: the batch and a call's
+  // entries. Only while the batch is read and queued, before any JS runs, so a call made from
+  // JS that this one runs cannot find them in use.
+  PackedBatch packed_;
+  // What enqueueSync returns for a call of one request that carries nothing (made on first use).
+  Napi::ObjectReference sync_done_;
+  std::vector<EntryPtr> entries_;
 };
 
 }  // namespace kolo

@@ -89,10 +89,15 @@ struct PackedBatch {
   std::vector<PackedCall> calls;
 };
 
-// Checks the batch (`info[0]`) and its layout; throws a TypeError (nothing queued yet) when it is
-// malformed. The arguments from `info[first_array_arg]` on are the batch's arrays when there is
-// exactly one per slot (packBatch's callers spread them there); otherwise they are ignored.
-PackedBatch ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg);
+// Reads the batch (`info[0..3]`: its numbers, names, count and arrays, as packBatch makes them)
+// and checks its layout, into `batch` (whose vectors keep their capacity from one call to the
+// next); throws a TypeError (nothing queued yet) when it is malformed. Its fields come as
+// arguments, not as an object's properties: each property read is an N-API call that costs as
+// much as a small collective's whole reduction. The arguments from `info[first_array_arg]` on are
+// the batch's arrays when there is exactly one per slot (packBatch's callers spread them there);
+// otherwise they are ignored.
+void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg,
+                     PackedBatch& batch);
 // Reads one call into `entries` (replacing what it held), as ReadRequests reads an array of
 // request objects.
 void ReadPackedCall(Napi::Env env, const PackedBatch& batch, const PackedCall& call,

@@ -161,9 +161,18 @@ class Engine {
   ResponseList Negotiate(const std::vector<const Request*>& mine, bool shutdown,
                          const std::vector<Response>** hits);
   ResponseList NegotiateFully(RequestList mine);
-  const std::vector<Response>* FuseHits(std::vector<size_t> ready);
-  std::vector<char> CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
-                              int64_t now_ms);
+  const std::vector<Response>* FuseHits(const std::vector<size_t>& ready);
+  // This rank's votes on the cache entries, into votes_.
+  void CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
+                 int64_t now_ms);
+  // Reduces the votes over every rank by minimum. Where the transport offers an in-place round,
+  // the data of the cached allreduces this rank votes ready travels with them (Speculate), and
+  // when every rank sent all of its own, those allreduces complete from it without another
+  // round: returns every rank's published bytes then, and null otherwise.
+  const char* const* ExchangeVotes(std::vector<char>& votes);
+  bool Speculate(const std::vector<char>& votes, char* out, size_t room);
+  // Completes the cache entries `ready` (agreed this cycle) from the data ExchangeVotes brought.
+  void PerformSpeculated(const std::vector<size_t>& ready, const char* const* published);
   void Perform(const Response& response);
   void ApplyTimelineRequest();
   void StartAutotune();
@@ -226,6 +235,16 @@ class Engine {
     int64_t threshold = -1;
     std::vector<Response> responses;
   } last_hits_;
+  // Negotiate's and CastVotes's working vectors, reused every cycle.
+  std::vector<char> votes_;
+  std::vector<std::optional<size_t>> vote_hits_;
+  std::vector<char> vote_changed_;
+  std::vector<size_t> ready_;
+  // Where each rank's data for cache entry i lies in what it published (rank * cache size + i),
+  // for the entries it voted ready; with the names and entries PerformSpeculated takes. Reused.
+  std::vector<uint32_t> speculated_at_;
+  std::vector<std::string> speculated_names_;
+  std::vector<EntryPtr> speculated_entries_;
   int64_t last_full_negotiation_ms_ = 0;
   std::map<int32_t, Group> groups_;  // background thread only
   std::unique_ptr<Autotuner> autotuner_;  // rank 0 with autotune on

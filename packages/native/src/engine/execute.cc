@@ -117,6 +117,41 @@ void Engine::ExecuteAllreduce(Group& g, std::vector<EntryPtr>& entries,
   PhaseEnd(entries);
 }
 
+void Engine::PerformSpeculated(const std::vector<size_t>& ready, const char* const* published) {
+  const size_t n = cache_.size();
+  speculated_names_.resize(ready.size());
+  for (size_t k = 0; k < ready.size(); ++k) speculated_names_[k] = cache_.NameAt(ready[k]);
+  queue_.TakeEach(speculated_names_, speculated_entries_);
+  const int size = config_.size;
+  for (size_t k = 0; k < ready.size(); ++k) {
+    EntryPtr& e = speculated_entries_[k];
+    if (!e) continue;  // cannot happen: this rank voted it ready, so it is queued here
+    const Response& response = cache_.At(ready[k]);
+    ReduceOp op = response.reduce_op;
+    double post = response.postscale;
+    Normalise(op, post, size);
+    const DataType dtype = response.dtype;
+    const size_t esize = DataTypeSize(dtype);
+    size_t off = 0;
+    auto reduce = [&](void* out, size_t bytes) {
+      const int64_t count = static_cast<int64_t>(bytes / esize);
+      ReduceInRankOrder(out, size, [&](int r) {
+        return published[r] + speculated_at_[static_cast<size_t>(r) * n + ready[k]] + off;
+      }, count, dtype, op);
+      ScaleBuffer(out, count, dtype, post);
+      off += bytes;
+    };
+    if (e->parts.empty()) {
+      reduce(e->output, static_cast<size_t>(NumElements(e->request.shape)) * esize);
+    } else {
+      for (const BufferSegment& s : e->parts) reduce(s.out, s.bytes);
+    }
+    tuning_bytes_ += static_cast<int64_t>(off);
+    if (e->owner) sink_->Finish(std::move(e), Status::Ok());
+  }
+  speculated_entries_.clear();
+}
+
 void Engine::ExecuteAllgather(Group& g, TensorEntry& entry, const Response& response) {
   const size_t esize = DataTypeSize(response.dtype);
   const int64_t row = RowElements(entry.request.shape);

@@ -21,6 +21,13 @@ void CopyBytes(void* dst, const void* src, size_t bytes);
 void ReduceBuffers(void* out, const void* a, const void* b, int64_t count, DataType dtype,
                    ReduceOp op);
 void ScaleBuffer(void* data, int64_t count, DataType dtype, double factor);
+// dst = every rank's contribution `of(r)` (n elements, `size` >= 2 ranks) reduced in rank order,
+// so the result is bitwise identical whichever rank computes it. `dst` may be a contribution.
+template <typename Contribution>
+void ReduceInRankOrder(void* dst, int size, Contribution of, int64_t n, DataType dtype, ReduceOp op) {
+  ReduceBuffers(dst, of(0), of(1), n, dtype, op);
+  for (int r = 2; r < size; ++r) ReduceBuffers(dst, dst, of(r), n, dtype, op);
+}
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);
 void HalfToFloatBuffer(const uint16_t* in, float* out, int64_t count);

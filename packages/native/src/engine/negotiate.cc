@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 #include "engine/engine.h"
@@ -19,8 +20,11 @@ constexpr size_t kQuietByte = 1;     // 0 when some rank sent a request this cyc
 // 0 while rank 0 writes a timeline: every name is then negotiated in full, so the timeline
 // shows each negotiation as Horovod's does, and nothing new is cached.
 constexpr size_t kCacheOnByte = 2;
+// 1 when this rank's published bytes hold the data of every cached allreduce it votes ready
+// (Engine::Speculate); those of the entries every rank votes ready then complete from them.
+constexpr size_t kSpeculatedByte = 3;
 // Rank 0's autotuned parameters (autotune.h); every other rank writes 0xFF there.
-constexpr size_t kTuningBytes = 3;
+constexpr size_t kTuningBytes = 4;
 constexpr size_t kVoteHeader = kTuningBytes + kTuningVoteBytes;
 // A cached request still unmatched after this long is sent in full, so the coordinator's stall
 // inspector sees it and names the ranks that never submitted it.
@@ -28,6 +32,16 @@ constexpr int64_t kHitPatienceMs = 1000;
 // While names wait at the coordinator, it runs at least this often so its stall inspector can
 // warn (and end the job) even when no rank sends anything new.
 constexpr int64_t kStallPollMs = 100;
+
+// Speculated data starts on a cache line after the votes, and each entry's on the next one.
+size_t AlignUp(size_t n) { return (n + 63) & ~size_t{63}; }
+
+bool Speculable(const Response& r) {
+  return r.type == RequestType::kAllreduce && r.dtype != DataType::kFloat16 && r.prescale == 1.0 &&
+         r.process_set == 0 && r.sizes.size() == 1;
+}
+
+size_t EntryBytes(const Response& r) { return static_cast<size_t>(r.sizes[0]) * DataTypeSize(r.dtype); }
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -37,16 +51,19 @@ int64_t NowMs() {
 
 }  // namespace
 
-std::vector<char> Engine::CastVotes(const std::vector<const Request*>& requests,
-                                    std::vector<Request>& uncached, int64_t now_ms) {
-  std::vector<char> votes(kVoteHeader + cache_.size(), static_cast<char>(CacheVote::kAbsent));
+void Engine::CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
+                       int64_t now_ms) {
+  std::vector<char>& votes = votes_;
+  votes.assign(kVoteHeader + cache_.size(), static_cast<char>(CacheVote::kAbsent));
   if (pending_since_.size() < cache_.size()) pending_since_.resize(cache_.size(), kNotPending);
   auto vote = [&](size_t index, CacheVote v) { votes[kVoteHeader + index] = static_cast<char>(v); };
   std::vector<size_t> stale;
   // A request the cache does not take (a process set's, a join) is negotiated in full and
   // leaves any entry under its name alone.
-  std::vector<std::optional<size_t>> hits(requests.size());
-  std::vector<char> changed(requests.size(), 0);
+  std::vector<std::optional<size_t>>& hits = vote_hits_;
+  hits.assign(requests.size(), std::nullopt);
+  std::vector<char>& changed = vote_changed_;
+  changed.assign(requests.size(), 0);
   // Members of a group hit only together: the coordinator emits a group once all its members
   // reached it, so one member that misses (new, changed, or left out of a full cache) sends the
   // whole group there, and this rank votes to evict the others' entries, which sends theirs
@@ -96,9 +113,9 @@ std::vector<char> Engine::CastVotes(const std::vector<const Request*>& requests,
   votes[kNeedFullByte] = need_full ? 0 : 1;
   votes[kQuietByte] = requests.empty() ? 1 : 0;
   votes[kCacheOnByte] = timeline_.active() ? 0 : 1;
+  votes[kSpeculatedByte] = 0;
   const TuningVote tuning = OwnTuningVote();
   std::copy(tuning.begin(), tuning.end(), votes.begin() + kTuningBytes);
-  return votes;
 }
 
 ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shutdown,
@@ -113,9 +130,9 @@ ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shu
   }
   const int64_t now_ms = NowMs();
   std::vector<Request> uncached;
-  std::vector<char> votes = CastVotes(mine, uncached, now_ms);
-  connection_.transport->Allreduce(votes.data(), static_cast<int64_t>(votes.size()),
-                                   DataType::kUint8, ReduceOp::kMin);
+  CastVotes(mine, uncached, now_ms);
+  std::vector<char>& votes = votes_;
+  const char* const* published = ExchangeVotes(votes);
   const bool cache_on = votes[kCacheOnByte] != 0;
   AdoptTuning(votes.data() + kTuningBytes);
   // Clears entry i's pending mark; true when it had one.
@@ -125,7 +142,8 @@ ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shu
     --pending_count_;
     return true;
   };
-  std::vector<size_t> ready;
+  std::vector<size_t>& ready = ready_;
+  ready.clear();
   bool evicted = false;
   for (size_t i = 0; i < cache_.size(); ++i) {
     if (!cache_.Live(i)) continue;
@@ -146,7 +164,11 @@ ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shu
     }
   }
   ResponseList out;
-  *hits = FuseHits(std::move(ready));
+  if (published != nullptr && !ready.empty()) {
+    PerformSpeculated(ready, published);
+  } else {
+    *hits = FuseHits(ready);
+  }
   out.quiet = votes[kQuietByte] != 0;
   if (votes[kNeedFullByte] != 0 && !evicted) return out;
 
@@ -170,10 +192,77 @@ ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shu
   return out;
 }
 
+const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
+  Transport& t = *connection_.transport;
+  const size_t start = AlignUp(votes.size());
+  const size_t room = t.InPlaceBytes();
+  if (room <= start || config_.size < 2) {
+    t.Allreduce(votes.data(), static_cast<int64_t>(votes.size()), DataType::kUint8, ReduceOp::kMin);
+    return nullptr;
+  }
+  char* box = t.InPlaceOutbox();
+  votes[kSpeculatedByte] = Speculate(votes, box + start, room - start) ? 1 : 0;
+  std::memcpy(box, votes.data(), votes.size());
+  const char* const* all = t.ExchangeInPlace("negotiation");
+  auto* min = reinterpret_cast<uint8_t*>(votes.data());
+  for (int r = 0; r < config_.size; ++r) {
+    const auto* theirs = reinterpret_cast<const uint8_t*>(all[r]);
+    for (size_t b = 0; b < votes.size(); ++b) min[b] = std::min(min[b], theirs[b]);
+  }
+  if (votes[kSpeculatedByte] == 0) return nullptr;
+  // Where each rank put each entry it voted ready: in index order, as Speculate wrote them
+  // (the cache is the same on every rank, so every rank computes the same layout).
+  const size_t n = cache_.size();
+  speculated_at_.resize(static_cast<size_t>(config_.size) * n);
+  for (int r = 0; r < config_.size; ++r) {
+    size_t at = start;
+    for (size_t i = 0; i < n; ++i) {
+      if (static_cast<CacheVote>(all[r][kVoteHeader + i]) != CacheVote::kReady) continue;
+      speculated_at_[static_cast<size_t>(r) * n + i] = static_cast<uint32_t>(at);
+      at = AlignUp(at + EntryBytes(cache_.At(i)));
+    }
+  }
+  return all;
+}
+
+// Writes the data of every cached allreduce this rank votes ready into `out`, in index order,
+// each on its own cache line. False (and nothing to rely on) when one does not qualify or
+// they do not fit in `room`: the ready entries then run as usual after the vote.
+bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
+  if (joined_ || timeline_.active()) return false;
+  size_t at = 0;
+  for (size_t i = 0; i < cache_.size(); ++i) {
+    if (static_cast<CacheVote>(votes[kVoteHeader + i]) != CacheVote::kReady) continue;
+    const Response& r = cache_.At(i);
+    if (!Speculable(r)) return false;
+    const size_t bytes = EntryBytes(r);
+    if (at + bytes > room) return false;
+    const TensorEntry* e = queue_.Peek(r.names[0]);
+    if (e == nullptr) return false;
+    size_t copied = 0;
+    auto copy = [&](const void* in, size_t n) {
+      if (copied + n > bytes) return false;
+      CopyBytes(out + at + copied, in, n);
+      copied += n;
+      return true;
+    };
+    if (e->parts.empty()) {
+      if (!copy(e->input, static_cast<size_t>(NumElements(e->request.shape)) * DataTypeSize(r.dtype))) return false;
+    } else {
+      for (const BufferSegment& s : e->parts) {
+        if (!copy(s.in, s.bytes)) return false;
+      }
+    }
+    if (copied != bytes) return false;
+    at = AlignUp(at + bytes);
+  }
+  return true;
+}
+
 // The fused responses of the cache entries `ready` (in index order), as the coordinator would
 // fuse them; the same entries as last time (and no cache change since) reuse last time's. They
 // live in last_hits_, so they stay valid until the next call.
-const std::vector<Response>* Engine::FuseHits(std::vector<size_t> ready) {
+const std::vector<Response>* Engine::FuseHits(const std::vector<size_t>& ready) {
   if (ready.empty()) return nullptr;
   FusedHits& last = last_hits_;
   if (ready != last.indices || cache_.generation() != last.generation ||
@@ -182,7 +271,7 @@ const std::vector<Response>* Engine::FuseHits(std::vector<size_t> ready) {
     responses.reserve(ready.size());
     for (size_t i : ready) responses.push_back(cache_.At(i));
     last.responses = Coordinator::FuseResponses(std::move(responses), config_.fusion_threshold_bytes);
-    last.indices = std::move(ready);
+    last.indices = ready;
     last.generation = cache_.generation();
     last.threshold = config_.fusion_threshold_bytes;
   }

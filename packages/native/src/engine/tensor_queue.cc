@@ -84,6 +84,12 @@ std::optional<Request> TensorQueue::Find(const std::string& name) {
   return it->second->request;
 }
 
+const TensorEntry* TensorQueue::Peek(std::string_view name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = table_.find(name);
+  return it == table_.end() ? nullptr : it->second.get();
+}
+
 std::vector<EntryPtr> TensorQueue::TakeAll() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<EntryPtr> out;

@@ -66,6 +66,9 @@ class TensorQueue {
   void TakeEach(const std::vector<std::string>& names, std::vector<EntryPtr>& out);
   // A copy of the in-flight request named `name`, if any.
   std::optional<Request> Find(const std::string& name);
+  // The in-flight entry named `name`, or null. For the thread running the cycle: only it takes
+  // entries, so the entry stays valid until it takes it.
+  const TensorEntry* Peek(std::string_view name);
   std::vector<EntryPtr> TakeAll();
   size_t InFlight();
   // Requests queued since the last PopRequests.

@@ -9,14 +9,8 @@ namespace kolo {
 namespace {
 
 constexpr size_t kCacheLine = 64;
-
-// dst = every rank's contribution `of(r)` (n elements) reduced in rank order, so the result is
-// bitwise identical whichever rank computes it. `dst` may be one of the contributions.
-template <typename Contribution>
-void ReduceInRankOrder(char* dst, int size, Contribution of, int64_t n, DataType dtype, ReduceOp op) {
-  ReduceBuffers(dst, of(0), of(1), n, dtype, op);
-  for (int r = 2; r < size; ++r) ReduceBuffers(dst, dst, of(r), n, dtype, op);
-}
+// What InPlaceBytes leaves for the engine's votes besides a direct round's data.
+constexpr size_t kInPlaceVoteRoom = 4096;
 
 // Rank r's share [begin, end) of `count` elements, cut on cache-line boundaries so two ranks
 // never write the same line.
@@ -260,6 +254,21 @@ void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t co
 }
 
 // Every rank reduces all contributions in rank order, so results are bitwise identical.
+// Votes and a direct round's worth of data (the engine's speculation), within one slot.
+size_t ShmTransport::InPlaceBytes() const {
+  return std::min(channel_->slot_bytes(), direct_bytes_ + kInPlaceVoteRoom);
+}
+
+const char* const* ShmTransport::ExchangeInPlace(const char* what) {
+  ShmChannel& ch = *channel_;
+  ch.Sync(what);
+  inboxes_.resize(static_cast<size_t>(size_));
+  for (int r = 0; r < size_; ++r) inboxes_[r] = ch.Input(r);
+  // The next round writes the other half, so these stay intact until the one after it.
+  ch.Advance();
+  return inboxes_.data();
+}
+
 void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataType dtype,
                                ReduceOp op, double postscale) {
   ShmChannel& ch = *channel_;

@@ -38,6 +38,9 @@ class ShmTransport : public Transport {
     return true;
   }
   bool PeersReady() const override { return channel_->PeersReady(); }
+  size_t InPlaceBytes() const override;
+  char* InPlaceOutbox() override { return channel_->Input(rank_); }
+  const char* const* ExchangeInPlace(const char* what) override;
 
  private:
   void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
@@ -56,6 +59,7 @@ class ShmTransport : public Transport {
   int rank_;
   int size_;
   size_t direct_bytes_;
+  std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
 };
 
 }  // namespace kolo

@@ -93,6 +93,17 @@ class Transport {
   virtual bool AnnounceNext(bool /*on*/) { return false; }
   // True when every other rank waits in, or has announced, this rank's next collective.
   virtual bool PeersReady() const { return PeersWaiting(); }
+
+  // A round in which every rank publishes bytes and reads every rank's where they lie, behind one
+  // barrier: the engine sends a cycle's votes in it together with the data of the small cached
+  // allreduces it voted ready, so that those cost one round instead of two. Only transports
+  // whose ranks share memory offer it; InPlaceBytes() is 0 for the others, which are never asked.
+  virtual size_t InPlaceBytes() const { return 0; }
+  // Where this rank writes what it publishes (InPlaceBytes() bytes), until ExchangeInPlace.
+  virtual char* InPlaceOutbox() { return nullptr; }
+  // Publishes the outbox; returns every rank's, in rank order, readable until the next call to
+  // this transport. Throws TransportError as any collective does.
+  virtual const char* const* ExchangeInPlace(const char* /*what*/) { return nullptr; }
 };
 
 }  // namespace kolo

@@ -18,18 +18,34 @@
 namespace kolo {
 namespace {
 
-// Forwards to a real transport and counts the coordinator's gathers.
+// Forwards to a real transport and counts the coordinator's gathers, the allreduce rounds (the
+// data's, and the votes' when they do not go in place) and the in-place rounds.
+struct Counts {
+  std::atomic<int> gathers{0};
+  std::atomic<int> allreduces{0};
+  std::atomic<int> in_place{0};
+};
+
 class CountingTransport : public ForwardingTransport {
  public:
-  CountingTransport(std::unique_ptr<Transport> inner, std::atomic<int>* gathers)
-      : ForwardingTransport(std::move(inner)), gathers_(gathers) {}
+  CountingTransport(std::unique_ptr<Transport> inner, Counts* counts)
+      : ForwardingTransport(std::move(inner)), counts_(counts) {}
   std::vector<std::vector<char>> GatherToRoot(const std::vector<char>& mine) override {
-    ++*gathers_;
+    ++counts_->gathers;
     return ForwardingTransport::GatherToRoot(mine);
+  }
+  // AllreduceInto and AllreduceSegments are not forwarded: their defaults come here.
+  void Allreduce(void* d, int64_t n, DataType t, ReduceOp op) override {
+    ++counts_->allreduces;
+    ForwardingTransport::Allreduce(d, n, t, op);
+  }
+  const char* const* ExchangeInPlace(const char* what) override {
+    ++counts_->in_place;
+    return ForwardingTransport::ExchangeInPlace(what);
   }
 
  private:
-  std::atomic<int>* gathers_;
+  Counts* counts_;
 };
 
 // Hands each finished entry to the waiting test thread, in completion order.
@@ -84,7 +100,7 @@ class EngineCache : public ::testing::Test {
         o.name_prefix = "enginecachetest";
         Connection c;
         c.transport = std::make_unique<CountingTransport>(std::make_unique<ShmTransport>(store_, o),
-                                                          &gathers_[r]);
+                                                          &counts_[r]);
         return c;
       };
       engines_.push_back(std::make_unique<Engine>(config, connect, sinks_[r].get()));
@@ -94,6 +110,16 @@ class EngineCache : public ::testing::Test {
     for (auto& e : engines_) e->RequestShutdown();
     for (auto& e : engines_) e->Join();
   }
+  // Waits for `name` on every rank and checks that each element is `want`.
+  void ExpectAll(const std::string& name, size_t count, float want) {
+    for (int r = 0; r < size_; ++r) {
+      auto [entry, status] = sinks_[r]->Wait(name);
+      ASSERT_TRUE(status.ok()) << status.message;
+      const float* out = static_cast<const float*>(entry->output);
+      for (size_t i = 0; i < count; ++i) ASSERT_EQ(out[i], want) << name << " on rank " << r << " at " << i;
+    }
+  }
+
   // Submits one allreduce on `rank` whose data lives in `buffers_`.
   Status Submit(int rank, Request r, std::vector<float> data, bool wake = true) {
     auto& buf = buffers_[{rank, r.name}];
@@ -191,7 +217,7 @@ class EngineCache : public ::testing::Test {
   int64_t spin_us_ = EngineConfig().caller_spin_us;
   int64_t idle_wake_ms_ = EngineConfig().idle_wake_ms;
   MemoryStore store_;
-  std::atomic<int> gathers_[4] = {};
+  Counts counts_[4];
   std::vector<std::unique_ptr<QueueSink>> sinks_;
   std::vector<std::unique_ptr<Engine>> engines_;
   std::map<std::pair<int, std::string>, std::vector<float>> buffers_;
@@ -207,6 +233,67 @@ Request Allreduce(const std::string& name, std::vector<int64_t> shape) {
   return r;
 }
 
+Request Allreduce(const std::string& name, std::vector<int64_t> shape, ReduceOp op) {
+  Request r = Allreduce(name, std::move(shape));
+  r.reduce_op = op;
+  return r;
+}
+
+// On shared memory, a cycle's votes carry the data of the small cached allreduces each rank votes
+// ready, and those complete from it: no data round at all in steady state, for every op, a
+// packed group's parts and several names per cycle, with the usual path's exact results.
+TEST_F(EngineCache, SmallCachedAllreducesCompleteInTheVotesRound) {
+  Start(3);
+  for (int step = 0; step < 12; ++step) {
+    if (step == 2) {
+      for (int r = 0; r < 3; ++r) counts_[r].allreduces = counts_[r].in_place = counts_[r].gathers = 0;
+    }
+    const auto f = [step](int r) { return static_cast<float>(r + step); };
+    for (int r = 0; r < 3; ++r) {
+      ASSERT_TRUE(Submit(r, Allreduce("sum", {5}), std::vector<float>(5, f(r))).ok());
+      ASSERT_TRUE(Submit(r, Allreduce("avg", {3}, ReduceOp::kAverage), std::vector<float>(3, f(r))).ok());
+      ASSERT_TRUE(Submit(r, Allreduce("max", {1000}, ReduceOp::kMax), std::vector<float>(1000, f(r))).ok());
+      ASSERT_TRUE(SubmitPacked(r, "packed", {{2}, {3, 2}}, static_cast<float>(step)).ok());
+    }
+    ExpectAll("sum", 5, f(0) + f(1) + f(2));
+    ExpectAll("avg", 3, (f(0) + f(1) + f(2)) / 3);
+    ExpectAll("max", 1000, f(2));
+    ExpectPackedSums("packed", {{2}, {3, 2}}, static_cast<float>(step));
+  }
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(counts_[r].allreduces.load(), 0) << "rank " << r;
+    EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
+    EXPECT_GE(counts_[r].in_place.load(), 10) << "rank " << r;
+  }
+}
+
+// A rank that votes ready alone sends its data for nothing and sends it again next cycle; what
+// cannot travel with the votes (a prescale, more than a direct round's bytes) takes the usual
+// data round after them. Either way the results are exact.
+TEST_F(EngineCache, AllreducesThatCannotTravelWithTheVotesStillCompleteExactly) {
+  Start(2);
+  for (int step = 0; step < 8; ++step) {
+    if (step == 2) {
+      for (int r = 0; r < 2; ++r) counts_[r].allreduces = 0;
+    }
+    const auto f = [step](int r) { return static_cast<float>(r + 2 * step); };
+    ASSERT_TRUE(Submit(0, Allreduce("late", {7}), std::vector<float>(7, f(0))).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    ASSERT_TRUE(Submit(1, Allreduce("late", {7}), std::vector<float>(7, f(1))).ok());
+    ExpectAll("late", 7, f(0) + f(1));
+    for (int r = 0; r < 2; ++r) {
+      Request scaled = Allreduce("scaled", {4});
+      scaled.prescale = 2.0;
+      ASSERT_TRUE(Submit(r, scaled, std::vector<float>(4, f(r))).ok());
+      ASSERT_TRUE(Submit(r, Allreduce("big", {16384}), std::vector<float>(16384, f(r))).ok());
+    }
+    ExpectAll("scaled", 4, 2 * (f(0) + f(1)));
+    ExpectAll("big", 16384, f(0) + f(1));
+  }
+  // "scaled" and "big" run after the vote every step (with the votes' own round, at least 2).
+  for (int r = 0; r < 2; ++r) EXPECT_GE(counts_[r].allreduces.load(), 2 * 6) << "rank " << r;
+}
+
 TEST_F(EngineCache, RepeatedNamesSkipTheCoordinatorsGather) {
   Start(3);
   for (int step = 0; step < 20; ++step) {
@@ -214,7 +301,7 @@ TEST_F(EngineCache, RepeatedNamesSkipTheCoordinatorsGather) {
       ASSERT_TRUE(Submit(r, Allreduce("w", {4}), std::vector<float>(4, static_cast<float>(r + step))).ok());
     }
     if (step == 1) {
-      for (int r = 0; r < 3; ++r) gathers_[r] = 0;  // from here on "w" is cached
+      for (int r = 0; r < 3; ++r) counts_[r].gathers = 0;  // from here on "w" is cached
     }
     for (int r = 0; r < 3; ++r) {
       auto [entry, status] = sinks_[r]->Wait("w");
@@ -224,7 +311,7 @@ TEST_F(EngineCache, RepeatedNamesSkipTheCoordinatorsGather) {
     }
   }
   // Cycles after the cache was warm ran no gather at all (idle cycles do not gather either).
-  for (int r = 0; r < 3; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
 }
 
 // A grouped call repeated every step (groupedAllreduce in a training loop) is agreed through the
@@ -234,11 +321,11 @@ TEST_F(EngineCache, ARepeatedGroupSkipsTheCoordinatorsGather) {
   const std::vector<std::string> names = {"g.a", "g.b", "g.c"};
   for (int step = 0; step < 10; ++step) {
     if (step == 2) {
-      for (int r = 0; r < 2; ++r) gathers_[r] = 0;  // cached after the first step
+      for (int r = 0; r < 2; ++r) counts_[r].gathers = 0;  // cached after the first step
     }
     RunGroup(names, {{4}, {4}, {4}}, static_cast<float>(step));
   }
-  for (int r = 0; r < 2; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
 }
 
 // One member that misses (here a changed shape, the same on every rank, so no mismatch) sends
@@ -252,7 +339,7 @@ TEST_F(EngineCache, APackedGroupIsCachedAsOneNameAndItsPartsAreChecked) {
   const std::vector<std::vector<int64_t>> shapes = {{2}, {3}};
   for (int step = 0; step < 6; ++step) {
     if (step == 2) {
-      for (int r = 0; r < 2; ++r) gathers_[r] = 0;  // cached after the first step
+      for (int r = 0; r < 2; ++r) counts_[r].gathers = 0;  // cached after the first step
     }
     for (int r = 0; r < 2; ++r) {
       ASSERT_TRUE(SubmitPacked(r, "p", shapes, static_cast<float>(step)).ok());
@@ -265,13 +352,13 @@ TEST_F(EngineCache, APackedGroupIsCachedAsOneNameAndItsPartsAreChecked) {
       EXPECT_EQ(static_cast<const float*>(entry->output)[3], 2.0f);
     }
   }
-  for (int r = 0; r < 2; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
 
   // The same 5 elements as [3] then [2]: the cached [2], [3] must not be taken for it.
   const std::vector<std::vector<int64_t>> swapped = {{3}, {2}};
   for (int r = 0; r < 2; ++r) ASSERT_TRUE(SubmitPacked(r, "p", swapped, 10.0f).ok());
   ExpectPackedSums("p", swapped, 10.0f);
-  for (int r = 0; r < 2; ++r) EXPECT_GT(gathers_[r].load(), 0) << "rank " << r;
+  for (int r = 0; r < 2; ++r) EXPECT_GT(counts_[r].gathers.load(), 0) << "rank " << r;
 
   // The ranks disagree on the parts: both get the coordinator's message.
   ASSERT_TRUE(SubmitPacked(0, "p", shapes, 0.0f).ok());
@@ -290,15 +377,15 @@ TEST_F(EngineCache, AGroupWithOneChangedMemberIsNegotiatedWhole) {
   const std::vector<std::string> names = {"h.a", "h.b", "h.c"};
   RunGroup(names, {{4}, {4}, {4}}, 1);
   RunGroup(names, {{4}, {4}, {4}}, 2);
-  for (int r = 0; r < 2; ++r) gathers_[r] = 0;
+  for (int r = 0; r < 2; ++r) counts_[r].gathers = 0;
   RunGroup(names, {{4}, {2, 2}, {4}}, 3);
-  for (int r = 0; r < 2; ++r) EXPECT_GT(gathers_[r].load(), 0) << "rank " << r;
+  for (int r = 0; r < 2; ++r) EXPECT_GT(counts_[r].gathers.load(), 0) << "rank " << r;
   // A new member name joins a cached group's other names: the same, whole.
   RunGroup({"h.a", "h.new", "h.c"}, {{4}, {4}, {4}}, 4);
   RunGroup(names, {{4}, {2, 2}, {4}}, 5);  // re-cached after the changed step
-  for (int r = 0; r < 2; ++r) gathers_[r] = 0;
+  for (int r = 0; r < 2; ++r) counts_[r].gathers = 0;
   RunGroup(names, {{4}, {2, 2}, {4}}, 6);
-  for (int r = 0; r < 2; ++r) EXPECT_EQ(gathers_[r].load(), 0) << "rank " << r;
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
 }
 
 // A name used alternately alone and in a group is renegotiated at each change (its cached

@@ -38,6 +38,9 @@ class ForwardingTransport : public Transport {
   bool PeersWaiting() const override { return inner_->PeersWaiting(); }
   bool AnnounceNext(bool on) override { return inner_->AnnounceNext(on); }
   bool PeersReady() const override { return inner_->PeersReady(); }
+  size_t InPlaceBytes() const override { return inner_->InPlaceBytes(); }
+  char* InPlaceOutbox() override { return inner_->InPlaceOutbox(); }
+  const char* const* ExchangeInPlace(const char* what) override { return inner_->ExchangeInPlace(what); }
 
  private:
   std::unique_ptr<Transport> owned_;
