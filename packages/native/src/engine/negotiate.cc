@@ -230,13 +230,20 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
 // they do not fit in `room`: the ready entries then run as usual after the vote.
 bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
   if (joined_ || timeline_.active()) return false;
+  // First whether they all qualify and fit, from the cache alone: a step of many tensors (more
+  // than fits) then costs a walk over the votes, not the copies of the first few.
   size_t at = 0;
   for (size_t i = 0; i < cache_.size(); ++i) {
     if (static_cast<CacheVote>(votes[kVoteHeader + i]) != CacheVote::kReady) continue;
     const Response& r = cache_.At(i);
-    if (!Speculable(r)) return false;
+    if (!Speculable(r) || at + EntryBytes(r) > room) return false;
+    at = AlignUp(at + EntryBytes(r));
+  }
+  at = 0;
+  for (size_t i = 0; i < cache_.size(); ++i) {
+    if (static_cast<CacheVote>(votes[kVoteHeader + i]) != CacheVote::kReady) continue;
+    const Response& r = cache_.At(i);
     const size_t bytes = EntryBytes(r);
-    if (at + bytes > room) return false;
     const TensorEntry* e = queue_.Peek(r.names[0]);
     if (e == nullptr) return false;
     size_t copied = 0;
