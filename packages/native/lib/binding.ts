@@ -221,16 +221,19 @@ export interface NativeCall {
 }
 
 /**
- * Receives finished calls of one {@link NativeEngine.enqueueBatch}: `indices[i]` is a call's
- * position in the batch and `outcomes[i]` its results (an array, as `enqueue` resolves with) or
- * its NativeError; where `outcomes[i]` is undefined the call's results are `done` (the shared,
- * frozen results of a call of one request that carries nothing, as most calls), so a delivery
- * of many such calls builds no value per call. Must not throw.
+ * Receives finished calls of one {@link NativeEngine.enqueueBatch}: for `i` below `count`,
+ * `indices[i]` is a call's position in the batch and `outcomes[i]` its results (an array, as
+ * `enqueue` resolves with) or its NativeError; where `outcomes[i]` is undefined the call's
+ * results are `done` (the shared, frozen results of a call of one request that carries nothing,
+ * as most calls), so a delivery of many such calls builds no value per call. The addon reuses
+ * `indices` from one delivery to the next: it can be longer than `count`, and holds these
+ * indices only during the call. Without `count`, read all of `indices`. Must not throw.
  */
 export type NativeSettle = (
   indices: ArrayLike<number>,
   outcomes: readonly (NativeResult[] | NativeError | undefined)[],
   done?: readonly NativeResult[],
+  count?: number,
 ) => void;
 
 /** A running engine: one background thread that negotiates, fuses and executes collectives. */

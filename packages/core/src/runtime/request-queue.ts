@@ -54,8 +54,8 @@ export class RequestQueue {
     this.resolves = [];
     this.rejects = [];
     try {
-      this.engine.enqueueBatch(calls, (indices, outcomes, done) => {
-        for (let i = 0; i < indices.length; i++) {
+      this.engine.enqueueBatch(calls, (indices, outcomes, done, count = indices.length) => {
+        for (let i = 0; i < count; i++) {
           const index = indices[i] as number;
           const outcome = outcomes[i] ?? done;
           if (Array.isArray(outcome)) resolves[index]?.(outcome);

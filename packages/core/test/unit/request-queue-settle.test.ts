@@ -44,6 +44,20 @@ describe('RequestQueue', () => {
     ]);
   });
 
+  it('reads only the first `count` indices when the binding passes a count (its indices array is reused)', async () => {
+    const stub = stubEngine();
+    const queue = new RequestQueue(stub.engine);
+    const promises = ['a', 'b', 'c'].map((n) => queue.submit(call(n)));
+    await Promise.resolve();
+    const { settle } = stub.batches[0]!;
+    const done: readonly NativeResult[] = [{}];
+    const failure = Object.assign(new Error('stale'), { code: 'KOLO_INTERNAL' });
+    // A reused array: [1, 2] are this delivery's, the trailing 0 an earlier one's.
+    settle(new Uint32Array([1, 2, 0]), [undefined as never, undefined as never, failure], done, 2);
+    settle(new Uint32Array([0, 1, 2]), [], done, 1);
+    expect(await Promise.allSettled(promises)).toEqual([0, 1, 2].map(() => ({ status: 'fulfilled', value: done })));
+  });
+
   it('a call made while a batch settles goes into the next batch', async () => {
     const stub = stubEngine();
     const queue = new RequestQueue(stub.engine);

@@ -309,9 +309,17 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   auto settler = std::make_shared<Settler>();
   settler->fn = Napi::Persistent(info[4].As<Napi::Function>());
   settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
-  Napi::Array failed_indices = Napi::Array::New(env);
-  Napi::Array failed_outcomes = Napi::Array::New(env);
+  // Calls that fail at once (rare): made on the first.
+  Napi::Array failed_indices, failed_outcomes;
   uint32_t failed = 0;
+  const auto fail = [&](uint32_t i, napi_value outcome) {
+    if (failed == 0) {
+      failed_indices = Napi::Array::New(env);
+      failed_outcomes = Napi::Array::New(env);
+    }
+    failed_indices.Set(failed, Napi::Number::New(env, i));
+    failed_outcomes.Set(failed++, outcome);
+  };
   bool queued = false;
   {
     std::vector<EntryPtr>& entries = entries_;  // each call's, in turn
@@ -325,13 +333,11 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
         ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
         status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
       } catch (const Napi::Error& e) {
-        failed_indices.Set(failed, Napi::Number::New(env, i));
-        failed_outcomes.Set(failed++, e.Value());
+        fail(i, e.Value());
         continue;
       }
       if (!status.ok()) {
-        failed_indices.Set(failed, Napi::Number::New(env, i));
-        failed_outcomes.Set(failed++, StatusToError(env, status).Value());
+        fail(i, StatusToError(env, status).Value());
         continue;
       }
       Hold(env);
@@ -341,7 +347,9 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   // As the wake microtask does: when every peer already waits, run the cycle here.
   if (queued && engine_ && !engine_->TryDriveOnce()) engine_->Wake();
   DeliverInline(env);
-  if (failed > 0) settler->fn.Call({failed_indices, failed_outcomes});
+  if (failed > 0) {
+    settler->fn.Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
+  }
   return env.Undefined();
 }
 
@@ -408,18 +416,48 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   }
   // A call of one request that carries nothing (an allreduce writes into its output): one frozen
   // array of one frozen object, made once per engine and returned by every such call.
-  if (job->done.size() == 1 && !CarriesResult(job->done[0].get())) {
-    if (sync_done_.IsEmpty()) {
-      Napi::Object empty = Napi::Object::New(env);
-      napi_object_freeze(env, empty);
-      Napi::Array done = Napi::Array::New(env, 1);
-      done.Set(0u, empty);
-      napi_object_freeze(env, done);
-      sync_done_ = Napi::Persistent(done.As<Napi::Object>());
-    }
-    return sync_done_.Value();
+  if (job->done.size() == 1 && !CarriesResult(job->done[0].get())) return Napi::Value(env, DoneResult(env));
+  return JobResults(env, *job, EmptyResult(env));
+}
+
+napi_value EngineWrap::EmptyResult(Napi::Env env) {
+  if (empty_result_.IsEmpty()) {
+    Napi::Object o = Napi::Object::New(env);
+    napi_object_freeze(env, o);
+    empty_result_ = Napi::Persistent(o);
   }
-  return JobResults(env, *job);
+  return empty_result_.Value();
+}
+
+napi_value EngineWrap::DoneResult(Napi::Env env) {
+  if (done_result_.IsEmpty()) {
+    Napi::Array a = Napi::Array::New(env, 1);
+    a.Set(0u, Napi::Value(env, EmptyResult(env)));
+    napi_object_freeze(env, a);
+    done_result_ = Napi::Persistent(a.As<Napi::Object>());
+  }
+  return done_result_.Value();
+}
+
+napi_value EngineWrap::NoOutcomes(Napi::Env env) {
+  if (no_outcomes_.IsEmpty()) {
+    Napi::Array a = Napi::Array::New(env, 0);
+    napi_object_freeze(env, a);
+    no_outcomes_ = Napi::Persistent(a.As<Napi::Object>());
+  }
+  return no_outcomes_.Value();
+}
+
+napi_value EngineWrap::Indices(Napi::Env env, const std::vector<uint32_t>& indices) {
+  if (indices_.IsEmpty() || indices.size() > indices_capacity_) {
+    const size_t capacity = std::max<size_t>(indices.size(), std::max<size_t>(256, 2 * indices_capacity_));
+    Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, capacity * sizeof(uint32_t));
+    indices_data_ = static_cast<uint32_t*>(buffer.Data());
+    indices_capacity_ = capacity;
+    indices_ = Napi::Persistent(Napi::Uint32Array::New(env, capacity, buffer, 0).As<Napi::Object>());
+  }
+  if (!indices.empty()) std::memcpy(indices_data_, indices.data(), indices.size() * sizeof(uint32_t));
+  return indices_.Value();
 }
 
 Napi::Value EngineWrap::StartTimeline(const Napi::CallbackInfo& info) {
@@ -524,27 +562,11 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     return;
   }
   Napi::HandleScope scope(env);
-  // The results of a call of one request that carries nothing (an allreduce, a broadcast, a
-  // barrier: most calls): one frozen array of one frozen object, made once per delivery and
-  // shared by every such call (allreduce resolves with its output, not with this).
-  napi_value empty_result = nullptr, done_result = nullptr;
-  auto empty = [&]() {
-    if (empty_result == nullptr) {
-      Napi::Object o = Napi::Object::New(env);
-      napi_object_freeze(env, o);
-      empty_result = o;
-    }
-    return empty_result;
-  };
-  auto done = [&]() {
-    if (done_result == nullptr) {
-      Napi::Array a = Napi::Array::New(env, 1);
-      a.Set(0u, Napi::Value(env, empty()));
-      napi_object_freeze(env, a);
-      done_result = a;
-    }
-    return done_result;
-  };
+  // A call of one request that carries nothing (an allreduce, a broadcast, a barrier: most
+  // calls) settles with the engine's one frozen [{}] (allreduce resolves with its output, not
+  // with this), so such calls build no value at all.
+  auto empty = [&]() { return wrap->EmptyResult(env); };
+  auto done = [&]() { return wrap->DoneResult(env); };
   // enqueueBatch calls finished in this delivery, one list per batch (usually one batch). Each
   // batch's settle function gets (indices: Uint32Array, outcomes, done): outcomes[i] is the
   // call's results or error, or a hole where they are `done`, so the common case costs no
@@ -588,15 +610,21 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
   std::optional<Napi::Error> thrown;
   for (Settled& s : settled) {
     const size_t n = s.indices.size();
-    Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, n * sizeof(uint32_t));
-    std::memcpy(buffer.Data(), s.indices.data(), n * sizeof(uint32_t));
-    Napi::Uint32Array indices = Napi::Uint32Array::New(env, n, buffer, 0);
-    Napi::Array outcomes = Napi::Array::New(env, n);
-    for (size_t i = 0; i < n; ++i) {
-      if (s.outcomes[i] != nullptr) outcomes.Set(static_cast<uint32_t>(i), Napi::Value(env, s.outcomes[i]));
+    const napi_value indices = wrap->Indices(env, s.indices);
+    napi_value outcomes;
+    if (std::any_of(s.outcomes.begin(), s.outcomes.end(), [](napi_value o) { return o != nullptr; })) {
+      Napi::Array a = Napi::Array::New(env, n);
+      for (size_t i = 0; i < n; ++i) {
+        if (s.outcomes[i] != nullptr) a.Set(static_cast<uint32_t>(i), Napi::Value(env, s.outcomes[i]));
+      }
+      outcomes = a;
+    } else {
+      outcomes = wrap->NoOutcomes(env);
     }
     try {
-      s.settler->fn.Call({indices, outcomes, s.any_done ? done() : env.Undefined()});
+      s.settler->fn.Call({Napi::Value(env, indices), Napi::Value(env, outcomes),
+                          s.any_done ? Napi::Value(env, done()) : env.Undefined(),
+                          Napi::Number::New(env, static_cast<double>(n))});
     } catch (const Napi::Error& e) {
       if (!thrown) thrown = e;
     }

@@ -88,8 +88,21 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   // entries. Only while the batch is read and queued, before any JS runs, so a call made from
   // JS that this one runs cannot find them in use.
   PackedBatch packed_;
-  // What enqueueSync returns for a call of one request that carries nothing (made on first use).
-  Napi::ObjectReference sync_done_;
+  // Values every completion of a call that carries nothing shares, made on first use: the
+  // frozen {} and [{}] such a call resolves with (enqueueSync returns the array), and the frozen
+  // [] of a settle call whose calls all carry nothing.
+  napi_value EmptyResult(Napi::Env env);
+  napi_value DoneResult(Napi::Env env);
+  napi_value NoOutcomes(Napi::Env env);
+  Napi::ObjectReference empty_result_;
+  Napi::ObjectReference done_result_;
+  Napi::ObjectReference no_outcomes_;
+  // The `indices` of a settle call: one Uint32Array the engine keeps and refills (a settle
+  // function reads the first `count` during the call), grown when a delivery needs more.
+  napi_value Indices(Napi::Env env, const std::vector<uint32_t>& indices);
+  Napi::ObjectReference indices_;
+  uint32_t* indices_data_ = nullptr;
+  size_t indices_capacity_ = 0;
   std::vector<EntryPtr> entries_;
 };
 
