@@ -32,8 +32,9 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
   const count = bytes / 4;
   const data = new Float32Array(count).fill(rank + 1);
   const out = new Float32Array(count);
-  // Fewer iterations for large buffers keeps the whole run near a minute on 2 cores.
-  const iters = Math.max(5, Math.min(200, Math.floor((256 * 1024 * 1024) / bytes / 4)));
+  // Up to 2000 iterations at the small sizes, where 200 left the median to the first steps after
+  // a size change; fewer for large buffers keeps the whole run near a minute on 2 cores.
+  const iters = Math.max(5, Math.min(2000, Math.floor((256 * 1024 * 1024) / bytes / 4)));
   for (let i = 0; i < 3; i += 1) await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
   // The median of per-iteration times: one preempted iteration on a shared machine does not move it.
   const times = [];

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   using Fn = void (*)(void*, const void*, const void*, size_t);
   for (long bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
     std::vector<float> data(bytes / 4, static_cast<float>(rank + 1));
-    long iters = std::max(3L, std::min(50L, (256L * 1024 * 1024) / bytes / 4));
+    long iters = std::max(3L, std::min(2000L, (256L * 1024 * 1024) / bytes / 4));
     auto run = [&] {
       gloo::AllreduceOptions opts(context);
       opts.setOutput(data.data(), data.size());

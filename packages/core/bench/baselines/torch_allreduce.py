@@ -18,7 +18,7 @@ def main() -> None:
     nbytes = min_bytes
     while nbytes <= max_bytes:
         count = nbytes // 4
-        iters = max(3, min(50, (256 * 1024 * 1024) // nbytes // 4))
+        iters = max(3, min(2000, (256 * 1024 * 1024) // nbytes // 4))
         data = torch.full((count,), float(rank + 1), dtype=torch.float32)
         dist.all_reduce(data)
         dist.barrier()
