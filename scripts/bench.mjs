@@ -7,7 +7,9 @@
 // packages/core/bench/baselines (Open MPI at default settings: mpi_<name>.c; raw Gloo over TCP:
 // gloo_<name>.cc; torch.distributed's Gloo backend: torch_<name>.py, where KOLO_BENCH_PYTHON or
 // python3 has torch), then prints the nccl-tests style tables side by side with the ratio of the
-// first column's bus bandwidth to each other column's. fusion, e2e and memory print tables of
+// first column's bus bandwidth to each other column's. allreduce reduces into a separate output,
+// Kolo and the C/C++ baselines alike; KOLO_BENCH_IN_PLACE=1 makes them all reduce in place
+// (torch's all_reduce always does). fusion, e2e and memory print tables of
 // their own: their drivers (listed below) launch the workers and take their own options.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
@@ -165,7 +167,8 @@ for (const kind of values.baseline.split(',').filter(Boolean)) {
 }
 const pad = (v, w) => String(v).padStart(w);
 const first = runs[0].rows;
-console.log(`# ${name}: ${values.np} ranks, ${layout.about}, GB = 1e9; transports: ${transports.join(', ')}`);
+const placement = name === 'allreduce' ? (process.env.KOLO_BENCH_IN_PLACE === '1' ? ', in place' : ', out of place') : '';
+console.log(`# ${name}: ${values.np} ranks, ${layout.about}${placement}, GB = 1e9; transports: ${transports.join(', ')}`);
 let header = `#${pad('size(B)', 11)}${pad('count', 11)}${pad('type', 7)}${pad('redop', 6)}`;
 for (const { transport } of runs) header += ` |${pad(`${transport} time(us)`, 18)}${pad('algbw', 7)}${pad('busbw', 7)}${pad('#wrong', 7)}`;
 for (const other of runs.slice(1)) header += ` |${pad(`${runs[0].transport}/${other.transport}`, 16)}`;

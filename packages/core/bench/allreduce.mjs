@@ -11,6 +11,9 @@ const maxBytes = Number(process.env.KOLO_BENCH_MAX_BYTES ?? 64 * 1024 * 1024);
 const factor = 4;
 // KOLO_BENCH_SYNC=1 (the `-sync` columns): time the blocking allreduceSync instead.
 const sync = process.env.KOLO_BENCH_SYNC === '1';
+// KOLO_BENCH_IN_PLACE=1: reduce in place (`output` is `data`), as the C/C++ baselines then do;
+// otherwise into a separate output, as they do by default (nccl-tests' out-of-place column).
+const inPlace = process.env.KOLO_BENCH_IN_PLACE === '1';
 
 const pad = (v, w) => String(v).padStart(w);
 if (rank === 0 && process.env.KOLO_BENCH_JSON !== '1') {
@@ -31,7 +34,7 @@ let rows = 0;
 for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
   const count = bytes / 4;
   const data = new Float32Array(count).fill(rank + 1);
-  const out = new Float32Array(count);
+  const out = inPlace ? data : new Float32Array(count);
   // Up to 2000 iterations at the small sizes, where 200 left the median to the first steps after
   // a size change; fewer for large buffers keeps the whole run near a minute on 2 cores.
   const iters = Math.max(5, Math.min(2000, Math.floor((256 * 1024 * 1024) / bytes / 4)));
@@ -45,6 +48,11 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
     times.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
   const us = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  // In place, the timed calls summed the sums (to infinity): check one more call on fresh data.
+  if (inPlace) {
+    data.fill(rank + 1);
+    await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
+  }
   const want = (size * (size + 1)) / 2;
   let wrong = 0;
   for (let i = 0; i < count; i += 1) if (out[i] !== want) wrong += 1;
