@@ -190,6 +190,17 @@ describe('packBatch', () => {
     expect(batch.arrays).toEqual([x, x, undefined, undefined, undefined, undefined]);
   });
 
+  it('lays out a batch larger than the last one whole, in a view of exactly its numbers', () => {
+    const small = packBatch([{ requests: [request({ type: 5, name: 's' })], grouped: false }]);
+    expect(small.numbers.length).toBe(5 + 11);
+    const many = Array.from({ length: 40 }, (_, i) => request({ type: 0, name: `m${i}`, shape: [i, 2] }));
+    const big = packBatch([{ requests: many, grouped: false }]);
+    expect(big.numbers.length).toBe(5 + 40 * 13);
+    expect([...big.numbers.subarray(0, 5)]).toEqual([40, 0, 40 * 13, many.reduce((n, r) => n + r.name.length, 0), 80]);
+    // Request 39: its scalars, then shape [39, 2], no splits, no parts.
+    expect([...big.numbers.subarray(5 + 39 * 13)]).toEqual([0, 0, 1, 0, 1, 1, 0, 3, 2, 39, 2, 0, 0]);
+  });
+
   it("lays a packed group out as its parts' shapes and each part's input and output", () => {
     const [a, b, c, d] = [new Float32Array(6), new Float32Array(1), new Float32Array(6), new Float32Array(1)];
     const group = request({ type: 0, name: 'g', shape: [7], parts: { shapes: [[2, 3], []], inputs: [a, b], outputs: [c, d] } });
