@@ -1,0 +1,208 @@
+// How finished calls reach JS: the engine's completion sink (Finish, EndOfCycle, on whichever
+// thread ran the cycle), the hand-off to the JS thread (the thread-safe function, or inline when
+// the JS thread ran the cycle itself), and the settling of promises and settle functions there,
+// with the values every such completion shares.
+#include <algorithm>
+#include <cstring>
+
+#include "binding/engine_wrap.h"
+
+namespace kolo {
+
+napi_value EngineWrap::EmptyResult(Napi::Env env) {
+  if (empty_result_.IsEmpty()) {
+    Napi::Object o = Napi::Object::New(env);
+    napi_object_freeze(env, o);
+    empty_result_ = Napi::Persistent(o);
+  }
+  return empty_result_.Value();
+}
+
+napi_value EngineWrap::DoneResult(Napi::Env env) {
+  if (done_result_.IsEmpty()) {
+    Napi::Array a = Napi::Array::New(env, 1);
+    a.Set(0u, Napi::Value(env, EmptyResult(env)));
+    napi_object_freeze(env, a);
+    done_result_ = Napi::Persistent(a.As<Napi::Object>());
+  }
+  return done_result_.Value();
+}
+
+napi_value EngineWrap::NoOutcomes(Napi::Env env) {
+  if (no_outcomes_.IsEmpty()) {
+    Napi::Array a = Napi::Array::New(env, 0);
+    napi_object_freeze(env, a);
+    no_outcomes_ = Napi::Persistent(a.As<Napi::Object>());
+  }
+  return no_outcomes_.Value();
+}
+
+napi_value EngineWrap::Indices(Napi::Env env, const std::vector<uint32_t>& indices) {
+  if (indices_.IsEmpty() || indices.size() > indices_capacity_) {
+    const size_t capacity = std::max<size_t>(indices.size(), std::max<size_t>(256, 2 * indices_capacity_));
+    Napi::ArrayBuffer buffer = Napi::ArrayBuffer::New(env, capacity * sizeof(uint32_t));
+    indices_data_ = static_cast<uint32_t*>(buffer.Data());
+    indices_capacity_ = capacity;
+    indices_ = Napi::Persistent(Napi::Uint32Array::New(env, capacity, buffer, 0).As<Napi::Object>());
+  }
+  if (!indices.empty()) std::memcpy(indices_data_, indices.data(), indices.size() * sizeof(uint32_t));
+  return indices_.Value();
+}
+
+void EngineWrap::Finish(EntryPtr entry, const Status& status) {
+  JobPtr job = std::static_pointer_cast<Job>(entry->owner);
+  entry->owner.reset();
+  const int index = entry->index;
+  bool complete;
+  {
+    std::lock_guard<std::mutex> lock(job->mu);
+    job->done[index] = std::move(entry);
+    if (!status.ok() && job->error.ok()) job->error = status;
+    complete = --job->remaining == 0;
+  }
+  if (!complete) return;
+  if (job->sync) {
+    job->cv.notify_all();
+  } else {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    batch_.push_back(std::move(job));
+  }
+}
+
+void EngineWrap::EndOfCycle() {
+  std::vector<JobPtr> jobs;
+  {
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    if (batch_.empty()) return;
+    jobs.swap(batch_);
+  }
+  if (std::this_thread::get_id() == js_thread_) {
+    for (JobPtr& job : jobs) inline_done_.push_back(std::move(job));
+    return;
+  }
+  Send(new Delivery{std::move(jobs), std::nullopt, std::nullopt});
+}
+
+void EngineWrap::DeliverInline(Napi::Env env) {
+  if (inline_done_.empty()) return;
+  auto* delivery = new Delivery{std::move(inline_done_), std::nullopt, std::nullopt};
+  inline_done_.clear();
+  DeliverToJs(env, Napi::Function(), this, delivery);
+}
+
+void EngineWrap::Started(const Status& status) {
+  Send(new Delivery{{}, status, std::nullopt});
+}
+
+void EngineWrap::Stopped(const Status& status) {
+  EndOfCycle();
+  Send(new Delivery{{}, std::nullopt, status});
+}
+
+void EngineWrap::Send(Delivery* delivery) {
+  if (tsfn_.BlockingCall(delivery) != napi_ok) {
+    for (JobPtr& job : delivery->jobs) job->ForgetPinned();
+    delete delivery;
+  }
+}
+
+void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* delivery) {
+  std::unique_ptr<Delivery> d(delivery);
+  if (env == nullptr) {  // the environment is going away: just free
+    for (JobPtr& job : d->jobs) job->ForgetPinned();
+    return;
+  }
+  Napi::HandleScope scope(env);
+  // A call of one request that carries nothing (an allreduce, a broadcast, a barrier: most
+  // calls) settles with the engine's one frozen [{}] (allreduce resolves with its output, not
+  // with this), so such calls build no value at all.
+  auto empty = [&]() { return wrap->EmptyResult(env); };
+  auto done = [&]() { return wrap->DoneResult(env); };
+  // enqueueBatch calls finished in this delivery, one list per batch (usually one batch). Each
+  // batch's settle function gets (indices: Uint32Array, outcomes, done): outcomes[i] is the
+  // call's results or error, or a hole where they are `done`, so the common case costs no
+  // N-API call per call (a JS array's elements cost one each).
+  struct Settled {
+    Settler* settler;
+    std::vector<uint32_t> indices;
+    std::vector<napi_value> outcomes;  // nullptr: `done`
+    bool any_done = false;
+  };
+  std::vector<Settled> settled;
+  for (JobPtr& job : d->jobs) {
+    napi_value outcome = nullptr;
+    if (!job->error.ok()) {
+      outcome = StatusToError(env, job->error).Value();
+    } else if (!job->settler || job->done.size() != 1 || CarriesResult(job->done[0].get())) {
+      outcome = JobResults(env, *job, empty());
+    }
+    if (job->settler) {
+      auto it = std::find_if(settled.begin(), settled.end(),
+                             [&](const Settled& s) { return s.settler == job->settler.get(); });
+      if (it == settled.end()) {
+        settled.push_back({job->settler.get(), {}, {}, false});
+        it = settled.end() - 1;
+        it->indices.reserve(d->jobs.size());
+        it->outcomes.reserve(d->jobs.size());
+      }
+      it->indices.push_back(job->call_index);
+      it->outcomes.push_back(outcome);
+      it->any_done = it->any_done || outcome == nullptr;
+    } else if (job->error.ok()) {
+      job->deferred->Resolve(outcome);
+    } else {
+      job->deferred->Reject(outcome);
+    }
+    job->pinned.clear();
+    wrap->Release(env);
+  }
+  // The jobs (and so the settlers) stay alive until `d` goes. A throwing settle function does
+  // not keep the others from running; its exception is rethrown afterwards (uncaught in JS).
+  std::optional<Napi::Error> thrown;
+  for (Settled& s : settled) {
+    const size_t n = s.indices.size();
+    const napi_value indices = wrap->Indices(env, s.indices);
+    napi_value outcomes;
+    if (std::any_of(s.outcomes.begin(), s.outcomes.end(), [](napi_value o) { return o != nullptr; })) {
+      Napi::Array a = Napi::Array::New(env, n);
+      for (size_t i = 0; i < n; ++i) {
+        if (s.outcomes[i] != nullptr) a.Set(static_cast<uint32_t>(i), Napi::Value(env, s.outcomes[i]));
+      }
+      outcomes = a;
+    } else {
+      outcomes = wrap->NoOutcomes(env);
+    }
+    try {
+      s.settler->fn.Call({Napi::Value(env, indices), Napi::Value(env, outcomes),
+                          s.any_done ? Napi::Value(env, done()) : env.Undefined(),
+                          Napi::Number::New(env, static_cast<double>(n))});
+    } catch (const Napi::Error& e) {
+      if (!thrown) thrown = e;
+    }
+  }
+  if (d->started) {
+    if (d->started->ok()) {
+      wrap->start_deferred_->Resolve(wrap->Value());
+    } else {
+      wrap->start_deferred_->Reject(StatusToError(env, *d->started).Value());
+    }
+    wrap->start_deferred_.reset();
+    wrap->Release(env);
+  }
+  if (d->stopped) {
+    wrap->stopped_ = true;
+    wrap->final_status_ = *d->stopped;
+    wrap->Teardown();
+    for (auto& waiter : wrap->shutdown_waiters_) {
+      waiter.Resolve(env.Undefined());
+      wrap->Release(env);
+    }
+    wrap->shutdown_waiters_.clear();
+    wrap->tsfn_open_ = false;
+    wrap->tsfn_.Release();
+    wrap->self_.Reset();
+  }
+  if (thrown) thrown->ThrowAsJavaScriptException();
+}
+
+}  // namespace kolo
