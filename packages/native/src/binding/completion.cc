@@ -9,32 +9,33 @@
 
 namespace kolo {
 
-napi_value EngineWrap::EmptyResult(Napi::Env env) {
-  if (empty_result_.IsEmpty()) {
-    Napi::Object o = Napi::Object::New(env);
+namespace {
+// `ref`'s object: made by `make` and frozen on first use, then the same one every time.
+template <typename Make>
+napi_value Frozen(Napi::ObjectReference& ref, Napi::Env env, Make make) {
+  if (ref.IsEmpty()) {
+    Napi::Object o = make();
     napi_object_freeze(env, o);
-    empty_result_ = Napi::Persistent(o);
+    ref = Napi::Persistent(o);
   }
-  return empty_result_.Value();
+  return ref.Value();
+}
+}  // namespace
+
+napi_value EngineWrap::EmptyResult(Napi::Env env) {
+  return Frozen(empty_result_, env, [&] { return Napi::Object::New(env); });
 }
 
 napi_value EngineWrap::DoneResult(Napi::Env env) {
-  if (done_result_.IsEmpty()) {
+  return Frozen(done_result_, env, [&] {
     Napi::Array a = Napi::Array::New(env, 1);
     a.Set(0u, Napi::Value(env, EmptyResult(env)));
-    napi_object_freeze(env, a);
-    done_result_ = Napi::Persistent(a.As<Napi::Object>());
-  }
-  return done_result_.Value();
+    return a.As<Napi::Object>();
+  });
 }
 
 napi_value EngineWrap::NoOutcomes(Napi::Env env) {
-  if (no_outcomes_.IsEmpty()) {
-    Napi::Array a = Napi::Array::New(env, 0);
-    napi_object_freeze(env, a);
-    no_outcomes_ = Napi::Persistent(a.As<Napi::Object>());
-  }
-  return no_outcomes_.Value();
+  return Frozen(no_outcomes_, env, [&] { return Napi::Array::New(env, 0).As<Napi::Object>(); });
 }
 
 napi_value EngineWrap::Indices(Napi::Env env, const std::vector<uint32_t>& indices) {
