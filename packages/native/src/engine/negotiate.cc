@@ -43,6 +43,19 @@ bool Speculable(const Response& r) {
 
 size_t EntryBytes(const Response& r) { return static_cast<size_t>(r.sizes[0]) * DataTypeSize(r.dtype); }
 
+// Calls fn(i, at) for each cache entry that `votes` (one rank's vote vector) marks ready, in index
+// order, with where that entry's data starts in the rank's published bytes, the first at `at`:
+// the one layout Speculate writes and every rank reads. Stops (returning false) when fn does.
+template <typename Fn>
+bool ForEachReady(const ResponseCache& cache, const char* votes, size_t at, Fn fn) {
+  for (size_t i = 0; i < cache.size(); ++i) {
+    if (static_cast<CacheVote>(votes[kVoteHeader + i]) != CacheVote::kReady) continue;
+    if (!fn(i, at)) return false;
+    at = AlignUp(at + EntryBytes(cache.At(i)));
+  }
+  return true;
+}
+
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -215,12 +228,10 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
   const size_t n = cache_.size();
   speculated_at_.resize(static_cast<size_t>(config_.size) * n);
   for (int r = 0; r < config_.size; ++r) {
-    size_t at = start;
-    for (size_t i = 0; i < n; ++i) {
-      if (static_cast<CacheVote>(all[r][kVoteHeader + i]) != CacheVote::kReady) continue;
+    ForEachReady(cache_, all[r], start, [&](size_t i, size_t at) {
       speculated_at_[static_cast<size_t>(r) * n + i] = static_cast<uint32_t>(at);
-      at = AlignUp(at + EntryBytes(cache_.At(i)));
-    }
+      return true;
+    });
   }
   return all;
 }
@@ -232,16 +243,12 @@ bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
   if (joined_ || timeline_.active()) return false;
   // First whether they all qualify and fit, from the cache alone: a step of many tensors (more
   // than fits) then costs a walk over the votes, not the copies of the first few.
-  size_t at = 0;
-  for (size_t i = 0; i < cache_.size(); ++i) {
-    if (static_cast<CacheVote>(votes[kVoteHeader + i]) != CacheVote::kReady) continue;
+  const bool fits = ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {
     const Response& r = cache_.At(i);
-    if (!Speculable(r) || at + EntryBytes(r) > room) return false;
-    at = AlignUp(at + EntryBytes(r));
-  }
-  at = 0;
-  for (size_t i = 0; i < cache_.size(); ++i) {
-    if (static_cast<CacheVote>(votes[kVoteHeader + i]) != CacheVote::kReady) continue;
+    return Speculable(r) && at + EntryBytes(r) <= room;
+  });
+  if (!fits) return false;
+  return ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {
     const Response& r = cache_.At(i);
     const size_t bytes = EntryBytes(r);
     const TensorEntry* e = queue_.Peek(r.names[0]);
@@ -260,10 +267,8 @@ bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
         if (!copy(s.in, s.bytes)) return false;
       }
     }
-    if (copied != bytes) return false;
-    at = AlignUp(at + bytes);
-  }
-  return true;
+    return copied == bytes;
+  });
 }
 
 // The fused responses of the cache entries `ready` (in index order), as the coordinator would
