@@ -66,6 +66,17 @@ describe('a one-rank engine', () => {
     expect(Array.from(new Int32Array(gathered!.data!))).toEqual([5, -5]);
   });
 
+  it('refuses a DataView where a TypedArray goes, and reads a view at its offset', () => {
+    const view = new DataView(new ArrayBuffer(8));
+    const allreduce = (input: unknown) => () =>
+      engine.enqueueSync([request({ type: requestTypes['allreduce']!, name: 'dv', shape: [2], input: input as Float32Array, output: new Float32Array(2) })], false);
+    expect(allreduce(view)).toThrow(new TypeError("Expected a TypedArray for input of 'dv'"));
+    const offset = new Float32Array(new Float32Array([9, 1.5, -2]).buffer, 4, 2);
+    const out = new Float32Array(2);
+    engine.enqueueSync([request({ type: requestTypes['allreduce']!, name: 'at', shape: [2], input: offset, output: out })], false);
+    expect([...out]).toEqual([1.5, -2]);
+  });
+
   it('handles zero-length tensors without calling the transport', async () => {
     const empty = new Float32Array(0);
     const [gathered] = await engine.enqueue([request({ type: requestTypes['allgather']!, name: 'z', shape: [0], input: empty })], false);

@@ -18,11 +18,13 @@ export function fields(b: { numbers: unknown; names: unknown; count: unknown; ar
   return [b.numbers, b.names, b.count, b.arrays];
 }
 
-export function start(prefix: string): Promise<NativeEngine> {
+/** A one-rank engine over Gloo, or over shared memory with `sharedMemory`. */
+export function start(prefix: string, { sharedMemory = false } = {}): Promise<NativeEngine> {
   return native.startEngine({
     rank: 0, size: 1, localRank: 0, localSize: 1, crossRank: 0, crossSize: 1,
     store: { kind: 'file', path: mkdtempSync(join(tmpdir(), 'kolo-batch-')) },
     storePrefix: prefix, hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 1 << 20, timeoutMs: 10_000,
+    ...(sharedMemory ? { sharedMemory } : {}),
   });
 }
 

@@ -29,6 +29,10 @@ describe('packBatch', () => {
     expect([...big.numbers.subarray(0, 5)]).toEqual([40, 0, 40 * 13, many.reduce((n, r) => n + r.name.length, 0), 80]);
     // Request 39: its scalars, then shape [39, 2], no splits, no parts.
     expect([...big.numbers.subarray(5 + 39 * 13)]).toEqual([0, 0, 1, 0, 1, 1, 0, 3, 2, 39, 2, 0, 0]);
+    // Batches of one length share one view (made once), over the grown buffer after growth.
+    const again = packBatch([{ requests: [request({ type: 5, name: 't' })], grouped: false }]);
+    expect(again.numbers).toBe(packBatch([{ requests: [request({ type: 5, name: 'u' })], grouped: false }]).numbers);
+    expect([again.numbers.buffer === big.numbers.buffer, again.numbers === small.numbers]).toEqual([true, false]);
   });
 
   it("lays a packed group out as its parts' shapes and each part's input and output", () => {

@@ -4,7 +4,7 @@ import { decodeJson, encodeJson } from './json-bytes.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { resultArray, resultSplits } from './result-arrays.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 
 /**
  * Options of {@link allgatherObject}.
@@ -79,5 +79,5 @@ export function allgatherObject<T = unknown>(
  */
 export function allgatherObjectSync<T = unknown>(obj: T, options?: AllgatherObjectOptions): T[] {
   const running = requireRunning();
-  return runSync(step(planAllgatherObject(running, obj, options)), { running }) as T[];
+  return runPlanSync(planAllgatherObject(running, obj, options), { running }) as T[];
 }

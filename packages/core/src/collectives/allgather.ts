@@ -6,7 +6,7 @@ import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { resultArray, resultSplits } from './result-arrays.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import { resolveShape } from './shape.js';
 
@@ -109,7 +109,7 @@ export function allgatherSync<T extends HostArray>(
   options?: AllgatherOptions,
 ): ShapedResult<T> {
   const running = requireRunning();
-  return runSync(step(planAllgather(running, data, options)), {
+  return runPlanSync(planAllgather(running, data, options), {
     running,
   }) as ShapedResult<T>;
 }

@@ -4,7 +4,7 @@ import { checkOptions } from '../validation/check-options.js';
 import { allreduceMember, reductionOf } from './allreduce-member.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { requestName } from './request-names.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import type { ProcessSet } from './process-set.js';
 
@@ -88,5 +88,5 @@ export function allreduceSync<T extends HostArray>(
   options?: AllreduceOptions<T>,
 ): SameKind<T> {
   const running = requireRunning();
-  return runSync(step(planAllreduce(running, data, options)), { running }) as SameKind<T>;
+  return runPlanSync(planAllreduce(running, data, options), { running }) as SameKind<T>;
 }

@@ -7,7 +7,7 @@ import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { resultArray, resultSplits } from './result-arrays.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import { resolveShape } from './shape.js';
 
@@ -132,7 +132,7 @@ export function alltoallSync<T extends HostArray>(
   options?: AlltoallOptions,
 ): AlltoallResult<T> {
   const running = requireRunning();
-  return runSync(step(planAlltoall(running, data, options)), {
+  return runPlanSync(planAlltoall(running, data, options), {
     running,
   }) as AlltoallResult<T>;
 }

@@ -3,7 +3,7 @@ import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 
 /**
  * Options of {@link barrier}.
@@ -55,5 +55,5 @@ export function barrier(options?: BarrierOptions): Promise<void> {
  */
 export function barrierSync(options?: BarrierOptions): void {
   const running = requireRunning();
-  runSync(step(planBarrier(running, options)), { running });
+  runPlanSync(planBarrier(running, options), { running });
 }

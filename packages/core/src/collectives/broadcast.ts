@@ -7,7 +7,7 @@ import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { outputArray } from './result-arrays.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import { resolveShape } from './shape.js';
 
@@ -81,5 +81,5 @@ export function broadcastSync<T extends HostArray>(
   options: BroadcastOptions<T>,
 ): SameKind<T> {
   const running = requireRunning();
-  return runSync(step(planBroadcast(running, data, options)), { running }) as SameKind<T>;
+  return runPlanSync(planBroadcast(running, data, options), { running }) as SameKind<T>;
 }

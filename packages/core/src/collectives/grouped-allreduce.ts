@@ -10,7 +10,7 @@ import { resolveShape } from './shape.js';
 import { makeRequest } from './make-request.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { groupMemberNames, requestName } from './request-names.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 
 /**
@@ -167,5 +167,5 @@ export function groupedAllreduceSync<T extends HostArray>(
   options?: GroupedAllreduceOptions,
 ): SameKind<T>[] {
   const running = requireRunning();
-  return runSync(step(planGrouped(running, arrays, options)), { running }) as SameKind<T>[];
+  return runPlanSync(planGrouped(running, arrays, options), { running }) as SameKind<T>[];
 }

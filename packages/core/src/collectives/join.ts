@@ -2,7 +2,7 @@ import { InternalError } from '../errors/internal-error.js';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 
 function planJoin(running: Running): Plan<number> {
   const name = requestName(running.counters, { op: 'join' });
@@ -47,5 +47,5 @@ export function join(): Promise<number> {
  */
 export function joinSync(): number {
   const running = requireRunning();
-  return runSync(step(planJoin(running)), { running });
+  return runPlanSync(planJoin(running), { running });
 }

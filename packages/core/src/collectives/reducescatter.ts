@@ -9,7 +9,7 @@ import { makeRequest } from './make-request.js';
 import { reduceOpId } from './reduce-op.js';
 import { requestName } from './request-names.js';
 import { resultArray } from './result-arrays.js';
-import { runPlanAsync, runSync, step, type Plan } from './run-plan.js';
+import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import { resolveShape } from './shape.js';
 
 /**
@@ -129,7 +129,7 @@ export function reducescatterSync<T extends HostArray>(
   options?: ReducescatterOptions,
 ): ShapedResult<T> {
   const running = requireRunning();
-  return runSync(step(planReducescatter(running, data, options)), {
+  return runPlanSync(planReducescatter(running, data, options), {
     running,
   }) as ShapedResult<T>;
 }

@@ -133,17 +133,34 @@ export function runSync<T>(steps: Steps<T>, context: RunContext): T {
   // Async calls made earlier in this turn reach the engine first, in the order they were made.
   context.running.queue.flush();
   while (!next.done) {
-    const plan = next.value;
-    let results: NativeResult[];
-    try {
-      results = context.running.engine.enqueueSync(plan.requests, plan.grouped);
-    } catch (error) {
-      // Still inside the caller: the frames above runSync are the caller's, free to capture now.
-      throw mapError(error, plan, context, context.stack ?? stackAbove(runSync));
-    }
-    next = steps.next(plan.finish(results));
+    next = steps.next(enqueueSync(next.value, context, runSync));
   }
   return next.value;
+}
+
+/**
+ * Runs one plan on the engine, **blocking the JS thread**: {@link runSync} of `step(plan)`,
+ * without the generator and its iterator results (garbage that a loop of small blocking calls
+ * makes thousands of times a second, and whose collections stall every rank waiting on this one).
+ *
+ * @example
+ * ```ts
+ * const out = runPlanSync(plan, { running });
+ * ```
+ */
+export function runPlanSync<T>(plan: Plan<T>, context: RunContext): T {
+  context.running.queue.flush();
+  return plan.finish(enqueueSync(plan, context, runPlanSync));
+}
+
+/** One plan's blocking round trip; `entry` is the function whose callers an error's stack shows. */
+function enqueueSync(plan: Plan<unknown>, context: RunContext, entry: AnyFunction): NativeResult[] {
+  try {
+    return context.running.engine.enqueueSync(plan.requests, plan.grouped);
+  } catch (error) {
+    // Still inside the caller: the frames above `entry` are the caller's, free to capture now.
+    throw mapError(error, plan, context, context.stack ?? stackAbove(entry));
+  }
 }
 
 // What Error.captureStackTrace accepts as the frame to cut at.

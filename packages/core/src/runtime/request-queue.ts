@@ -1,5 +1,8 @@
 import type { NativeCall, NativeEngine, NativeResult } from '@kolo/native';
 
+/** Every turn's flush is a reaction to this one settled promise. */
+const settledPromise = Promise.resolve();
+
 /**
  * Collects the calls one turn of JS code submits (a loop of `allreduce` calls, a
  * `Promise.all` over gradients) and hands them to the engine in one native call from a
@@ -39,7 +42,10 @@ export class RequestQueue {
 
   /** Queues a call for the end of the current turn; settles as `engine.enqueue` would. */
   submit(call: NativeCall): Promise<readonly NativeResult[]> {
-    if (this.calls.length === 0) queueMicrotask(this.flushSoon);
+    // A resolved promise's reaction, not queueMicrotask: the same place in the microtask queue,
+    // without the async resource Node makes for every queueMicrotask callback (about 0.3 µs of
+    // a small call's 5).
+    if (this.calls.length === 0) void settledPromise.then(this.flushSoon);
     this.calls.push(call);
     return new Promise(this.capture);
   }
@@ -55,9 +61,12 @@ export class RequestQueue {
     this.rejects = [];
     try {
       this.engine.enqueueBatch(calls, (indices, outcomes, done, count = indices.length) => {
+        // Where every call is `done`, outcomes is empty: reading past its end would go through
+        // V8's slow property lookup (up the prototype chain) once per call.
+        const all = outcomes.length === 0;
         for (let i = 0; i < count; i++) {
           const index = indices[i] as number;
-          const outcome = outcomes[i] ?? done;
+          const outcome = all ? done : (outcomes[i] ?? done);
           if (Array.isArray(outcome)) resolves[index]?.(outcome);
           else rejects[index]?.(outcome);
         }

@@ -86,9 +86,12 @@ void EngineWrap::EndOfCycle() {
 
 void EngineWrap::DeliverInline(Napi::Env env) {
   if (inline_done_.empty()) return;
-  auto* delivery = new Delivery{std::move(inline_done_), std::nullopt, std::nullopt};
-  inline_done_.clear();
-  DeliverToJs(env, Napi::Function(), this, delivery);
+  Delivery d;
+  d.jobs.swap(inline_done_);
+  Deliver(env, d);
+  // Keep the vector's room for the next cycle, unless a nested delivery refilled it meanwhile.
+  d.jobs.clear();
+  if (inline_done_.empty()) inline_done_.swap(d.jobs);
 }
 
 void EngineWrap::Started(const Status& status) {
@@ -113,24 +116,28 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     for (JobPtr& job : d->jobs) job->ForgetPinned();
     return;
   }
+  wrap->Deliver(env, *d);
+}
+
+// Settles the delivery's calls, on the JS thread. The jobs (and so their settlers) stay alive
+// until the caller drops `d`.
+void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
   Napi::HandleScope scope(env);
   // A call of one request that carries nothing (an allreduce, a broadcast, a barrier: most
   // calls) settles with the engine's one frozen [{}] (allreduce resolves with its output, not
   // with this), so such calls build no value at all.
-  auto empty = [&]() { return wrap->EmptyResult(env); };
-  auto done = [&]() { return wrap->DoneResult(env); };
+  auto empty = [&]() { return EmptyResult(env); };
+  auto done = [&]() { return DoneResult(env); };
   // enqueueBatch calls finished in this delivery, one list per batch (usually one batch). Each
   // batch's settle function gets (indices: Uint32Array, outcomes, done): outcomes[i] is the
   // call's results or error, or a hole where they are `done`, so the common case costs no
   // N-API call per call (a JS array's elements cost one each).
-  struct Settled {
-    Settler* settler;
-    std::vector<uint32_t> indices;
-    std::vector<napi_value> outcomes;  // nullptr: `done`
-    bool any_done = false;
-  };
-  std::vector<Settled> settled;
-  for (JobPtr& job : d->jobs) {
+  std::vector<Settled> nested;
+  std::vector<Settled>& settled = settling_ ? nested : settled_;
+  const bool outer = !settling_;
+  settling_ = true;
+  size_t used = 0;  // the first `used` of `settled` are this delivery's
+  for (JobPtr& job : delivery.jobs) {
     napi_value outcome = nullptr;
     if (!job->error.ok()) {
       outcome = StatusToError(env, job->error).Value();
@@ -138,13 +145,15 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
       outcome = JobResults(env, *job, empty());
     }
     if (job->settler) {
-      auto it = std::find_if(settled.begin(), settled.end(),
+      auto it = std::find_if(settled.begin(), settled.begin() + static_cast<ptrdiff_t>(used),
                              [&](const Settled& s) { return s.settler == job->settler.get(); });
-      if (it == settled.end()) {
-        settled.push_back({job->settler.get(), {}, {}, false});
-        it = settled.end() - 1;
-        it->indices.reserve(d->jobs.size());
-        it->outcomes.reserve(d->jobs.size());
+      if (it == settled.begin() + static_cast<ptrdiff_t>(used)) {
+        if (used == settled.size()) settled.emplace_back();
+        it = settled.begin() + static_cast<ptrdiff_t>(used++);
+        it->settler = job->settler.get();
+        it->indices.clear();
+        it->outcomes.clear();
+        it->any_done = false;
       }
       it->indices.push_back(job->call_index);
       it->outcomes.push_back(outcome);
@@ -155,14 +164,15 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
       job->deferred->Reject(outcome);
     }
     job->pinned.clear();
-    wrap->Release(env);
+    Release(env);
   }
-  // The jobs (and so the settlers) stay alive until `d` goes. A throwing settle function does
-  // not keep the others from running; its exception is rethrown afterwards (uncaught in JS).
+  // A throwing settle function does not keep the others from running; its exception is
+  // rethrown afterwards (uncaught in JS).
   std::optional<Napi::Error> thrown;
-  for (Settled& s : settled) {
+  for (size_t k = 0; k < used; ++k) {
+    Settled& s = settled[k];
     const size_t n = s.indices.size();
-    const napi_value indices = wrap->Indices(env, s.indices);
+    const napi_value indices = Indices(env, s.indices);
     napi_value outcomes;
     if (std::any_of(s.outcomes.begin(), s.outcomes.end(), [](napi_value o) { return o != nullptr; })) {
       Napi::Array a = Napi::Array::New(env, n);
@@ -171,37 +181,40 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
       }
       outcomes = a;
     } else {
-      outcomes = wrap->NoOutcomes(env);
+      outcomes = NoOutcomes(env);
     }
     try {
-      s.settler->fn.Call({Napi::Value(env, indices), Napi::Value(env, outcomes),
+      s.settler->Fn(env).Call({Napi::Value(env, indices), Napi::Value(env, outcomes),
                           s.any_done ? Napi::Value(env, done()) : env.Undefined(),
                           Napi::Number::New(env, static_cast<double>(n))});
     } catch (const Napi::Error& e) {
       if (!thrown) thrown = e;
     }
   }
-  if (d->started) {
-    if (d->started->ok()) {
-      wrap->start_deferred_->Resolve(wrap->Value());
+  // (Left set when something other than a settle function's JS error escaped the loop: later
+  // deliveries then use vectors of their own.)
+  if (outer) settling_ = false;
+  if (delivery.started) {
+    if (delivery.started->ok()) {
+      start_deferred_->Resolve(Value());
     } else {
-      wrap->start_deferred_->Reject(StatusToError(env, *d->started).Value());
+      start_deferred_->Reject(StatusToError(env, *delivery.started).Value());
     }
-    wrap->start_deferred_.reset();
-    wrap->Release(env);
+    start_deferred_.reset();
+    Release(env);
   }
-  if (d->stopped) {
-    wrap->stopped_ = true;
-    wrap->final_status_ = *d->stopped;
-    wrap->Teardown();
-    for (auto& waiter : wrap->shutdown_waiters_) {
+  if (delivery.stopped) {
+    stopped_ = true;
+    final_status_ = *delivery.stopped;
+    Teardown();
+    for (auto& waiter : shutdown_waiters_) {
       waiter.Resolve(env.Undefined());
-      wrap->Release(env);
+      Release(env);
     }
-    wrap->shutdown_waiters_.clear();
-    wrap->tsfn_open_ = false;
-    wrap->tsfn_.Release();
-    wrap->self_.Reset();
+    shutdown_waiters_.clear();
+    tsfn_open_ = false;
+    tsfn_.Release();
+    self_.Reset();
   }
   if (thrown) thrown->ThrowAsJavaScriptException();
 }

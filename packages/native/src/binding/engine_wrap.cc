@@ -305,8 +305,7 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   PackedBatch& batch = packed_;
   ReadPackedBatch(env, info, 5, batch);
   auto settler = std::make_shared<Settler>();
-  settler->fn = Napi::Persistent(info[4].As<Napi::Function>());
-  settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
+  settler->fn_in_call = info[4];
   // Calls that fail at once (rare): made on the first.
   Napi::Array failed_indices, failed_outcomes;
   uint32_t failed = 0;
@@ -345,8 +344,15 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   // As the wake microtask does: when every peer already waits, run the cycle here.
   if (queued && engine_ && !engine_->TryDriveOnce()) engine_->Wake();
   DeliverInline(env);
+  // Calls still in flight hold the settler: pin what they need past this call. (A count of one
+  // cannot grow again: only the batch's jobs copy it, and they were all made above.)
+  if (settler.use_count() > 1) {
+    settler->fn = Napi::Persistent(info[4].As<Napi::Function>());
+    settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
+  }
+  settler->fn_in_call = nullptr;
   if (failed > 0) {
-    settler->fn.Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
+    info[4].As<Napi::Function>().Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
   }
   return env.Undefined();
 }

@@ -56,6 +56,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   void ScheduleWake(Napi::Env env);
   void Send(Delivery* delivery);
   void DeliverInline(Napi::Env env);
+  void Deliver(Napi::Env env, Delivery& d);
   void Hold(Napi::Env env);
   void Release(Napi::Env env);
   void Teardown();
@@ -104,6 +105,17 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   uint32_t* indices_data_ = nullptr;
   size_t indices_capacity_ = 0;
   std::vector<EntryPtr> entries_;
+  // A delivery's calls of each enqueueBatch, for one settle call per batch: reused from one
+  // delivery to the next (they allocated three vectors each time), except by a delivery that a
+  // settle function's own blocking call makes while the outer one still uses them.
+  struct Settled {
+    Settler* settler = nullptr;
+    std::vector<uint32_t> indices;
+    std::vector<napi_value> outcomes;  // nullptr: `done`
+    bool any_done = false;
+  };
+  std::vector<Settled> settled_;
+  bool settling_ = false;
 };
 
 }  // namespace kolo

@@ -50,9 +50,10 @@ void Engine::SetTimeline(const std::string& path, bool mark_cycles) {
 }
 
 void Engine::ApplyTimelineRequest() {
+  // Every cycle asks; a request is rare, so the lock is taken only when there is one.
+  if (!timeline_requested_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(timeline_mu_);
-  if (!timeline_requested_) return;
-  timeline_requested_ = false;
+  if (!timeline_requested_.exchange(false)) return;
   if (config_.rank != 0) return;
   std::string error;
   if (timeline_path_.empty()) {
@@ -170,7 +171,7 @@ void Engine::Run() {
   } catch (const std::exception& e) {
     final_status = Status::Error(StatusCode::kInternal,
                                  std::string("Kolo's background thread failed during ") +
-                                     current_op_ + ": " + e.what());
+                                     current_op_.Describe() + ": " + e.what());
   }
   cycle_lock.lock();
   loop_over_ = true;
@@ -297,7 +298,7 @@ bool Engine::RunCycle() {
   for (const Request* r : popped_) {
     if (r->type == RequestType::kJoin) joined_ = true;
   }
-  current_op_ = "negotiation";
+  current_op_.Set("negotiation");
   if (config_.rank == 0) {
     ApplyTimelineRequest();
     timeline_.MarkCycle();
@@ -315,6 +316,11 @@ bool Engine::RunCycle() {
   sink_->EndOfCycle();
   if (!responses.abort_message.empty()) throw StallAbort(responses.abort_message, responses.abort_rank);
   return !responses.shutdown;
+}
+
+std::string Engine::CurrentOp::Describe() const {
+  if (name.empty()) return what;
+  return quoted ? std::string(what) + " of '" + name + "'" : std::string(what) + " " + name;
 }
 
 void Engine::Fail(std::vector<EntryPtr> entries, const Status& status) {
@@ -347,7 +353,7 @@ Status Engine::DescribeFailure(const TransportError& error) {
     }
   }
   std::string msg = "Communication failure on rank " + std::to_string(config_.rank) +
-                    " during " + current_op_ + ": " + error.what() + ". ";
+                    " during " + current_op_.Describe() + ": " + error.what() + ". ";
   if (failed >= 0) {
     msg += "Rank " + std::to_string(failed) + " failed first" +
            (reason.empty() ? "" : " (" + reason + ")") + ". ";
@@ -384,8 +390,11 @@ std::vector<EntryPtr> Engine::TakeEntries(const Response& response) {
 
 void Engine::Perform(const Response& response) {
   const char* kind = RequestTypeName(response.type);
-  current_op_ = std::string(kind) +
-                (response.names.empty() ? "" : " of '" + response.names[0] + "'");
+  if (response.names.empty()) {
+    current_op_.Set(kind);
+  } else {
+    current_op_.Set(kind, response.names[0], /*quoted=*/true);
+  }
   if (response.type == RequestType::kError) {
     Fail(TakeEntries(response),
          Status::Error(response.error_code, response.error_message));

@@ -211,10 +211,27 @@ class Engine {
   std::vector<char> fusion_buffer_;
   std::vector<BufferSegment> segments_;  // ExecuteAllreduce's, reused every cycle
   std::vector<EntryPtr> stranded_;  // taken for a collective whose transport call failed
-  std::string current_op_;
+  // What the cycle is doing, for failure messages: "negotiation", "allreduce of 'grad'". Kept
+  // as its parts and joined only when a message needs it: Perform sets it for every response,
+  // and building the string there cost a few allocations per collective.
+  struct CurrentOp {
+    const char* what = "startup";
+    std::string name;  // the collective's first tensor (quoted), or a detail; empty for none
+    bool quoted = false;
+    void Set(const char* w) {
+      what = w;
+      name.clear();
+    }
+    void Set(const char* w, const std::string& n, bool q) {
+      what = w;
+      name.assign(n);
+      quoted = q;
+    }
+    std::string Describe() const;
+  } current_op_;
   Timeline timeline_;
   std::mutex timeline_mu_;
-  bool timeline_requested_ = false;
+  std::atomic<bool> timeline_requested_{false};  // set under timeline_mu_
   std::string timeline_path_;
   bool timeline_mark_cycles_ = false;
   bool joined_ = false;

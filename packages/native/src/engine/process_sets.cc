@@ -7,6 +7,11 @@
 namespace kolo {
 
 Status Engine::CheckMembership(const std::vector<EntryPtr>& entries) {
+  // Calls over every rank (nearly all) need no look at the registered sets.
+  if (std::all_of(entries.begin(), entries.end(),
+                  [](const EntryPtr& e) { return e->request.process_set == 0; })) {
+    return Status::Ok();
+  }
   std::lock_guard<std::mutex> lock(sets_mu_);
   for (const EntryPtr& e : entries) {
     const Request& r = e->request;
@@ -49,7 +54,7 @@ void Engine::ChangeProcessSets(const Response& response) {
     auto me = std::find(g.ranks.begin(), g.ranks.end(), config_.rank);
     if (me != g.ranks.end()) {
       g.rank = static_cast<int>(me - g.ranks.begin());
-      current_op_ = "connecting process set " + std::to_string(id);
+      current_op_.Set("connecting process set", std::to_string(id), /*quoted=*/false);
       g.owned = connection_.connect_subset("ps" + std::to_string(id), g.ranks, g.rank);
       g.transport = g.owned.get();
     }
