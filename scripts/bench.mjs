@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// npm run bench -- <name> [--np N] [--transport shm,shm-sync,gloo,mpi] [--baseline mpi-c,gloo-cc,torch]
-// Runs packages/core/bench/<name>.mjs once per transport (shm: Kolo's default path under kolorun,
+// npm run bench -- <name> [--np N] [--transport shm,shm-sync,gloo,mpi] [--baseline mpi-c,gloo-cc,torch] [--rounds 3]
+// Runs packages/core/bench/<name>.mjs for each transport (shm: Kolo's default path under kolorun,
 // shared memory on one host; gloo: the same with KOLO_SHM=0; mpi: under mpirun; a `-sync` suffix
 // times allreduceSync instead of the awaited allreduce)
 // and, for allreduce, allgather and broadcast, the C/C++ baselines in
@@ -9,8 +9,10 @@
 // python3 has torch), then prints the nccl-tests style tables side by side with the ratio of the
 // first column's bus bandwidth to each other column's. allreduce reduces into a separate output,
 // Kolo and the C/C++ baselines alike; KOLO_BENCH_IN_PLACE=1 makes them all reduce in place
-// (torch's all_reduce always does). fusion, e2e and memory print tables of
-// their own: their drivers (listed below) launch the workers and take their own options.
+// (torch's all_reduce always does). The table's columns each run --rounds times, interleaved
+// (default 3), and report medians over rounds, with each ratio's range. fusion, e2e and memory
+// print tables of their own: their drivers (listed below) launch the workers and take their own
+// options.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +44,7 @@ const { values, positionals } = parseArgs({
     np: { type: 'string', default: '2' },
     transport: { type: 'string', default: 'shm' },
     baseline: { type: 'string', default: '' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const name = positionals[0] ?? 'allreduce';
@@ -106,25 +109,17 @@ function baselineSource(file) {
   return join(baselineDir, file);
 }
 
-function runBaseline(kind) {
+/** Builds a baseline once; returns what runs it (resolving with its rows), or null to skip it. */
+function prepareBaseline(kind) {
   const out = mkdtempSync(join(tmpdir(), 'kolo-baseline-'));
   const n = Number(values.np);
   if (kind === 'mpi-c') {
     sh('mpicc', ['-O2', '-o', join(out, 'mpi'), baselineSource(`mpi_${name}.c`)]);
-    return baselineRows(sh('mpirun', ['--oversubscribe', '-np', values.np, join(out, 'mpi'), minBytes, maxBytes], mpiEnv), n);
+    return async () => baselineRows(sh('mpirun', ['--oversubscribe', '-np', values.np, join(out, 'mpi'), minBytes, maxBytes], mpiEnv), n);
   }
   if (kind === 'gloo-cc') {
     sh('g++', ['-O2', '-std=c++17', '-o', join(out, 'gloo'), baselineSource(`gloo_${name}.cc`), '-lgloo', '-lpthread']);
-    const store = mkdtempSync(join(tmpdir(), 'kolo-baseline-store-'));
-    const procs = Array.from({ length: n }, (_, r) =>
-      new Promise((resolve) => {
-        const child = spawn(join(out, 'gloo'), [String(r), String(n), store, minBytes, maxBytes], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let text = '';
-        child.stdout.on('data', (d) => (text += d));
-        child.on('close', () => resolve(text));
-      }),
-    );
-    return Promise.all(procs).then((texts) => baselineRows(texts[0], n));
+    return () => runGloo(out, n);
   }
   if (kind === 'torch') {
     // torch.distributed (Gloo backend): skipped, with a note, where the Python has no torch.
@@ -133,24 +128,38 @@ function runBaseline(kind) {
       console.error(`# baseline torch skipped: ${python} cannot import torch (set KOLO_BENCH_PYTHON to a Python that has it)`);
       return null;
     }
-    const port = String(20000 + Math.floor(Math.random() * 20000));
-    const script = baselineSource(`torch_${name}.py`);
-    const procs = Array.from({ length: n }, (_, r) =>
-      new Promise((resolve) => {
-        const child = spawn(python, [script, String(r), String(n), port, minBytes, maxBytes], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let text = '';
-        child.stdout.on('data', (d) => (text += d));
-        child.on('close', () => resolve(text));
-      }),
-    );
-    return Promise.all(procs).then((texts) => baselineRows(texts[0], n));
+    return () => runTorch(python, n);
   }
   console.error(`Unknown baseline '${kind}'. Known: mpi-c, gloo-cc, torch`);
   process.exit(2);
 }
 
-const runs = transports.map((t) => ({ transport: t, rows: run(t) }));
+function runGloo(out, n) {
+  const store = mkdtempSync(join(tmpdir(), 'kolo-baseline-store-'));
+  return rank0Rows(n, (r) => spawn(join(out, 'gloo'), [String(r), String(n), store, minBytes, maxBytes], { stdio: ['ignore', 'pipe', 'inherit'] }));
+}
+
+function runTorch(python, n) {
+  const port = String(20000 + Math.floor(Math.random() * 20000));
+  const script = baselineSource(`torch_${name}.py`);
+  return rank0Rows(n, (r) => spawn(python, [script, String(r), String(n), port, minBytes, maxBytes], { stdio: ['ignore', 'pipe', 'inherit'] }));
+}
+
+/** Starts `n` ranks with `spawnRank(r)`; resolves with rank 0's rows once all have exited. */
+function rank0Rows(n, spawnRank) {
+  const procs = Array.from({ length: n }, (_, r) =>
+    new Promise((resolve) => {
+      const child = spawnRank(r);
+      let text = '';
+      child.stdout.on('data', (d) => (text += d));
+      child.on('close', () => resolve(text));
+    }),
+  );
+  return Promise.all(procs).then((texts) => baselineRows(texts[0], n));
+}
+
 if (!Object.hasOwn(layouts, name)) {
+  const runs = transports.map((t) => ({ transport: t, rows: run(t) }));
   // Other benchmarks (latency) report one row of named medians per transport.
   console.log(`# ${name}: ${values.np} ranks; times in microseconds (medians)`);
   for (const { transport, rows } of runs) {
@@ -161,17 +170,46 @@ if (!Object.hasOwn(layouts, name)) {
   }
   process.exit(0);
 }
+// Every column runs once a round, each round starting one column later, so that a slow spell
+// of this (shared, noisy) machine falls on every column alike; each size then reports, per
+// column, the median over rounds of its per-run medians, and the ratios' range over rounds.
+const rounds = Math.max(1, Number(values.rounds) || 1);
+const columns = transports.map((t) => ({ transport: t, run: async () => run(t) }));
 for (const kind of values.baseline.split(',').filter(Boolean)) {
-  const rows = await runBaseline(kind);
-  if (rows !== null) runs.push({ transport: kind, rows });
+  const runBaseline = prepareBaseline(kind);
+  if (runBaseline !== null) columns.push({ transport: kind, run: runBaseline });
 }
+const perRound = columns.map(() => []);
+for (let r = 0; r < rounds; r += 1) {
+  for (let k = 0; k < columns.length; k += 1) {
+    const c = (r + k) % columns.length;
+    perRound[c].push(await columns[c].run());
+  }
+}
+const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const runs = columns.map(({ transport }, c) => ({
+  transport,
+  rows: perRound[c][0].map((row, i) => {
+    const us = medianOf(perRound[c].map((rows) => rows[i].us));
+    const algbw = row.bytes / 1e9 / (us / 1e6);
+    const wrongs = perRound[c].map((rows) => rows[i].wrong);
+    const wrong = wrongs.every((w) => w === '-') ? '-' : Math.max(...wrongs.map((w) => (w === '-' ? 0 : w)));
+    return { ...row, us, algbw, busbw: algbw * layout.busFactor(Number(values.np)), wrong };
+  }),
+}));
+/** Column 0's bus bandwidth over column c's, per round, at size i: [lowest, highest]. */
+const ratioRange = (c, i) => {
+  const ratios = perRound[0].map((rows, r) => perRound[c][r][i].us / rows[i].us);
+  return [Math.min(...ratios), Math.max(...ratios)];
+};
 const pad = (v, w) => String(v).padStart(w);
 const first = runs[0].rows;
 const placement = name === 'allreduce' ? (process.env.KOLO_BENCH_IN_PLACE === '1' ? ', in place' : ', out of place') : '';
-console.log(`# ${name}: ${values.np} ranks, ${layout.about}${placement}, GB = 1e9; transports: ${transports.join(', ')}`);
+const roundsNote = rounds > 1 ? `; times: median over ${rounds} rounds of each run's median, ratios with their range over rounds` : '';
+console.log(`# ${name}: ${values.np} ranks, ${layout.about}${placement}, GB = 1e9; transports: ${transports.join(', ')}${roundsNote}`);
 let header = `#${pad('size(B)', 11)}${pad('count', 11)}${pad('type', 7)}${pad('redop', 6)}`;
 for (const { transport } of runs) header += ` |${pad(`${transport} time(us)`, 18)}${pad('algbw', 7)}${pad('busbw', 7)}${pad('#wrong', 7)}`;
-for (const other of runs.slice(1)) header += ` |${pad(`${runs[0].transport}/${other.transport}`, 16)}`;
+for (const other of runs.slice(1)) header += ` |${pad(`${runs[0].transport}/${other.transport}`, rounds > 1 ? 22 : 16)}`;
 console.log(header);
 first.forEach((row, i) => {
   let line = ` ${pad(row.bytes, 11)}${pad(row.count, 11)}${pad('float', 7)}${pad(layout.redop, 6)}`;
@@ -179,7 +217,11 @@ first.forEach((row, i) => {
     const r = rows[i];
     line += ` |${pad(r.us.toFixed(1), 18)}${pad(r.algbw.toFixed(2), 7)}${pad(r.busbw.toFixed(2), 7)}${pad(r.wrong, 7)}`;
   }
-  for (const other of runs.slice(1)) line += ` |${pad((runs[0].rows[i].busbw / other.rows[i].busbw).toFixed(2) + 'x', 16)}`;
+  runs.slice(1).forEach((other, k) => {
+    const ratio = (runs[0].rows[i].busbw / other.rows[i].busbw).toFixed(2) + 'x';
+    const [low, high] = ratioRange(k + 1, i);
+    line += ` |${rounds > 1 ? pad(`${ratio} ${low.toFixed(2)}-${high.toFixed(2)}`, 22) : pad(ratio, 16)}`;
+  });
   console.log(line);
 });
 for (const { transport, rows } of runs) {

@@ -36,6 +36,9 @@ export interface RequestFields {
   readonly parts?: NativeParts;
 }
 
+/** The default shape and splits: one shared empty array, not a new one per request. */
+const none: readonly number[] = Object.freeze([]);
+
 /**
  * Builds a NativeRequest, reading every numeric id (request type, dtype, reduction) from the
  * binding's constants.
@@ -57,12 +60,12 @@ export function makeRequest(binding: NativeBinding, fields: RequestFields): Nati
     type,
     name: fields.name,
     dtype: dtypeId(binding, fields.dtype ?? 'uint8'),
-    shape: fields.shape ?? [],
+    shape: fields.shape ?? none,
     reduceOp: fields.reduceOp ?? reduceOpId(binding, { op: 'sum' }),
     root: fields.root ?? 0,
     prescale: fields.prescale ?? 1,
     postscale: fields.postscale ?? 1,
-    splits: fields.splits ?? [],
+    splits: fields.splits ?? none,
     processSet: fields.processSet ?? 0,
     input: fields.input,
     output: fields.output,

@@ -26,18 +26,22 @@ export function requestName(
   // Horovod keeps names and counters per process set: two sets may use one name at the same
   // time, and unnamed requests count separately in each set.
   const set = request.processSet ?? 0;
-  const scoped = (name: string) => (set === 0 ? name : `${name}@ps${set}`);
   if (request.name !== undefined) {
     const name = expectNonEmptyString(request.name, 'name');
     if (name.length > maxNameLength) {
       throw invalidArgument({ what: `a name of at most ${maxNameLength} characters`, name: 'name', value: `${name.slice(0, 20)}… (${name.length} characters)`, kind: 'range' });
     }
-    return scoped(name);
+    return scoped(name, set);
   }
-  const counter = scoped(request.op);
+  const counter = scoped(request.op, set);
   const n = counters.get(counter) ?? 0;
   counters.set(counter, n + 1);
-  return scoped(`${request.op}.noname.${n}`);
+  return scoped(`${request.op}.noname.${n}`, set);
+}
+
+/** `name` within process set `set` (0: every rank). */
+function scoped(name: string, set: number): string {
+  return set === 0 ? name : `${name}@ps${set}`;
 }
 
 /**

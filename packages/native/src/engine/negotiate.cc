@@ -217,10 +217,13 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
   votes[kSpeculatedByte] = Speculate(votes, box + start, room - start) ? 1 : 0;
   std::memcpy(box, votes.data(), votes.size());
   const char* const* all = t.ExchangeInPlace("negotiation");
+  // The size is read once: writes through a char pointer could alias the vector's own fields,
+  // which kept the compiler from vectorizing a loop that re-read it every byte.
   auto* min = reinterpret_cast<uint8_t*>(votes.data());
+  const size_t bytes = votes.size();
   for (int r = 0; r < config_.size; ++r) {
     const auto* theirs = reinterpret_cast<const uint8_t*>(all[r]);
-    for (size_t b = 0; b < votes.size(); ++b) min[b] = std::min(min[b], theirs[b]);
+    for (size_t b = 0; b < bytes; ++b) min[b] = std::min(min[b], theirs[b]);
   }
   if (votes[kSpeculatedByte] == 0) return nullptr;
   // Where each rank put each entry it voted ready: in index order, as Speculate wrote them
