@@ -1,7 +1,9 @@
 import type { NativeEngineConfig } from '@kolo/native';
+import { availableParallelism } from 'node:os';
 import { checkOptions } from '../validation/check-options.js';
 import { expectInteger } from '../validation/checks.js';
 import { configOptionKeys, type ConfigOptions, type Env } from './config-options.js';
+import { defaultCallerSpinUs } from './defaults.js';
 import { storeFromKoloEnv, storeFromOptions } from './explicit-store.js';
 import { detectLauncher, type LauncherKind } from './launcher-env.js';
 import { launcherStore, type StorePlan } from './launcher-store.js';
@@ -78,9 +80,11 @@ export function resolveConfig(
   const plan: StorePlan = explicit
     ? { store: explicit }
     : launcherStore({ env, launcher, topology, jobId, jobIdFound: found });
+  const tuning = resolveTuning(checked, env);
   const engine: NativeEngineConfig = {
     ...topology,
-    ...resolveTuning(checked, env),
+    ...tuning,
+    callerSpinUs: tuning.callerSpinUs ?? defaultCallerSpinUs(topology.localSize, availableParallelism()),
     ...resolveDiagnostics(checked, env),
     hierarchicalAllreduce: resolveHierarchical(checked, env),
     sharedMemory: resolveSharedMemory(checked, env),

@@ -12,7 +12,8 @@ export interface Tuning {
   readonly cycleTimeMs: number;
   readonly fusionThresholdBytes: number;
   readonly cacheCapacity: number;
-  readonly callerSpinUs: number;
+  /** Undefined where neither the option nor `KOLO_CALLER_SPIN_US` sets it (see defaultCallerSpinUs). */
+  readonly callerSpinUs: number | undefined;
   readonly timeoutMs: number;
   readonly hostname: string;
   readonly iface: string;
@@ -47,7 +48,7 @@ export function resolveTuning(options: ConfigOptions, env: Env): Tuning {
       ? toInteger(fusion, { min: 0 })
       : configDefaults.fusionThresholdBytes,
     cacheCapacity: cache ? toInteger(cache, { min: 0 }) : configDefaults.cacheCapacity,
-    callerSpinUs: spin ? toInteger(spin, { min: 0 }) : configDefaults.callerSpinUs,
+    callerSpinUs: spin ? toInteger(spin, { min: 0 }) : undefined,
     timeoutMs: timeoutOption
       ? toInteger(timeoutOption, { min: 1 })
       : timeoutSeconds

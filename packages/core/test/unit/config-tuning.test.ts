@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { defaultCallerSpinUs } from '../../src/config/defaults.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
 import { message } from './thrown-message.js';
 
@@ -16,7 +18,16 @@ describe('tuning precedence: options > KOLO_* > HOROVOD_* > defaults', () => {
       1, 134217728, 1024, 30000,
     ]);
     expect([engine.hostname, engine.iface]).toEqual(['', '']);
-    expect(engine.callerSpinUs).toBe(50);
+    // 50 µs while every rank of the host has a CPU (this job: one host of 4 ranks).
+    expect(engine.callerSpinUs).toBe(defaultCallerSpinUs(4, availableParallelism()));
+  });
+
+  it('waits longer for peers by default when the host runs more ranks than a rank has CPUs', () => {
+    expect([defaultCallerSpinUs(2, 2), defaultCallerSpinUs(4, 16), defaultCallerSpinUs(3, 2), defaultCallerSpinUs(4, 2)]).toEqual([50, 50, 500, 500]);
+    const crowded = { ...kolo, KOLO_SIZE: String(availableParallelism() + 1), KOLO_LOCAL_SIZE: String(availableParallelism() + 1) };
+    expect(resolveConfig({}, crowded).engine.callerSpinUs).toBe(500);
+    expect(resolveConfig({}, { ...kolo, KOLO_SIZE: '1', KOLO_RANK: '0' }).engine.callerSpinUs).toBe(50);
+    expect(resolveConfig({}, { ...crowded, KOLO_CALLER_SPIN_US: '20' }).engine.callerSpinUs).toBe(20);
   });
 
   it('takes the caller spin from KOLO_CALLER_SPIN_US, and the option over it', () => {

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -108,9 +109,22 @@ char* ShmChannel::Input(int rank) const {
 
 char* ShmChannel::Result(int rank) const { return Input(rank) + slot_bytes_; }
 
+int ShmSpinsFor(int ranks, int cpus) { return ranks > cpus ? 0 : kSpins; }
+
+namespace {
+// The CPUs this process may run on (its affinity mask, which a launcher or container may
+// narrow), else the machine's count.
+int UsableCpus() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+}  // namespace
+
 ShmChannel::ShmChannel(KeyValueStore& store, const ShmOptions& options)
     : rank_(options.rank),
       size_(options.size),
+      spins_(options.spins >= 0 ? options.spins : ShmSpinsFor(options.size, UsableCpus())),
       slot_bytes_(options.slot_bytes),
       timeout_(options.timeout) {
   static_assert(sizeof(Control) == kControlBytes, "one cache line per rank");
@@ -249,12 +263,13 @@ void ShmChannel::CheckPeers(int awaited, uint32_t target,
   }
 }
 
-// Spins briefly (a peer on another core is usually microseconds away), then yields (with more
-// ranks than cores the peer needs this core), then sleeps on the peer's futex word.
+// Spins briefly (a peer on another core is usually microseconds away; not at all with more
+// ranks than CPUs, see ShmSpinsFor), then yields (with more ranks than cores the peer needs
+// this core), then sleeps on the peer's futex word.
 void ShmChannel::WaitFor(int peer, uint32_t target, const char* what) {
   Control& c = control(peer);
   auto reached = [&](uint32_t v) { return static_cast<int32_t>(v - target) >= 0; };
-  for (int i = 0; i < kSpins; ++i) {
+  for (int i = 0; i < spins_; ++i) {
     if (reached(c.arrived.load(std::memory_order_acquire))) return;
     CpuRelax();
   }

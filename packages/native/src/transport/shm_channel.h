@@ -22,10 +22,19 @@ struct ShmOptions {
   // Allreduce rounds up to this size are reduced whole by every rank: one barrier instead of
   // two, at the price of every rank reading every input (cheap while it fits in cache).
   size_t direct_allreduce_bytes = 32 << 10;
+  // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
+  // -1 picks ShmSpinsFor(size, the CPUs this process may run on).
+  int spins = -1;
   // Where rank 0 publishes the segment's name, and the prefix the name is derived from.
   std::string store_key;
   std::string name_prefix;
 };
+
+// The default number of polls before a waiting rank yields: some hundreds while every rank can
+// have a CPU of its own (a peer on another core is usually microseconds away), none when there
+// are more ranks than CPUs: the peer a rank waits for then often waits for that very CPU, and
+// spinning only delays it (Open MPI yields in that case too).
+int ShmSpinsFor(int ranks, int cpus);
 
 class ShmChannel {
  public:
@@ -49,6 +58,7 @@ class ShmChannel {
   void Advance() { half_ ^= 1; }
   size_t slot_bytes() const { return slot_bytes_; }
   int rank() const { return rank_; }
+  int spins() const { return spins_; }
   int size() const { return size_; }
   // Marks the group failed so peers stop waiting at once.
   void Abort(int failed_rank);
@@ -71,6 +81,7 @@ class ShmChannel {
 
   int rank_;
   int size_;
+  int spins_;
   size_t slot_bytes_;
   std::chrono::milliseconds timeout_;
   ShmSegment segment_;
