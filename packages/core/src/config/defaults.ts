@@ -15,7 +15,7 @@ export const configDefaults = {
   cacheCapacity: 1024,
   /**
    * Kolo's own: how long a JS turn with async calls waits for the peers' turns (µs), while every
-   * rank on the host has a CPU of its own; see {@link defaultCallerSpinUs}.
+   * rank on the host has a CPU of its own; see `defaultCallerSpinUs` in this module.
    */
   callerSpinUs: 50,
   /** The same with more ranks on the host than CPUs: their turns wait on the scheduler. */
@@ -45,7 +45,7 @@ export const configDefaults = {
 } as const;
 
 /**
- * The caller spin when none is set: {@link configDefaults}.callerSpinUs, or the longer
+ * The caller spin when none is set: `configDefaults.callerSpinUs`, or the longer
  * `callerSpinUsOversubscribed` when this host runs more ranks than this process has CPUs. A
  * peer that has not reached its turn is then usually waiting for a CPU, not late, and the
  * spinning caller yields the CPU on every few polls; giving up after 50 µs handed most cycles to
