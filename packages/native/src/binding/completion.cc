@@ -191,8 +191,8 @@ void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
       if (!thrown) thrown = e;
     }
   }
-  // (Left set when something other than a settle function's JS error escaped the loop: later
-  // deliveries then use vectors of their own.)
+  // Were anything but a settle function's JS error to escape the loop above, settling_ would
+  // stay set, and later deliveries would merely use vectors of their own.
   if (outer) settling_ = false;
   if (delivery.started) {
     if (delivery.started->ok()) {
