@@ -29,6 +29,28 @@ __attribute__((target("avx2"))) void CopyAvx2(char* dst, const char* src, size_t
   if (i < bytes) std::memcpy(dst + i, src + i, bytes - i);
 }
 
+// As CopyAvx2, but the stores bypass the cache (non-temporal): no read of each destination line
+// before it is written, and no eviction of what the cache holds. From the first 32-byte boundary
+// of `dst`; the head and the tail go to memcpy. The fence orders the streamed stores before
+// whatever this thread stores next (a barrier's arrival, say).
+__attribute__((target("avx2"))) void StreamAvx2(char* dst, const char* src, size_t bytes) {
+  size_t i = (32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31;
+  if (i > bytes) i = bytes;
+  if (i > 0) std::memcpy(dst, src, i);
+  for (; i + 128 <= bytes; i += 128) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
+    const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), a);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), b);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), c);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), d);
+  }
+  if (i < bytes) std::memcpy(dst + i, src + i, bytes - i);
+  _mm_sfence();
+}
+
 // __builtin_cpu_init first: this runs as a static initializer, possibly before libgcc's own.
 const bool kHasAvx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
 #endif
@@ -97,6 +119,16 @@ void CopyBytes(void* dst, const void* src, size_t bytes) {
   }
 #endif
   std::memcpy(dst, src, bytes);
+}
+
+void StreamBytes(void* dst, const void* src, size_t bytes) {
+#if defined(__x86_64__)
+  if (kHasAvx2 && bytes >= 1024) {
+    StreamAvx2(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
+    return;
+  }
+#endif
+  CopyBytes(dst, src, bytes);
 }
 
 // ReduceBuffers and ScaleBuffer are built twice, for AVX2 and for the baseline, and picked once

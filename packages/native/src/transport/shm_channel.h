@@ -22,6 +22,12 @@ struct ShmOptions {
   // Allreduce rounds up to this size are reduced whole by every rank: one barrier instead of
   // two, at the price of every rank reading every input (cheap while it fits in cache).
   size_t direct_allreduce_bytes = 32 << 10;
+  // Out-of-place allreduces of at least this many bytes write their results with non-temporal
+  // stores (StreamBytes). Every rank's input and output then no longer fit in the last-level
+  // cache beside the segment, so a cached store would first read each output line from memory
+  // only for it to be evicted unread. On a 2-core EPYC with 32 MiB of L3, 2 ranks, 4 to 64 MiB
+  // ran 15-25% faster streamed. In place, the round has just read the result's lines.
+  size_t stream_bytes = 4 << 20;
   // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
   // -1 picks ShmSpinsFor(size, the CPUs this process may run on).
   int spins = -1;

@@ -39,7 +39,8 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
     : channel_(std::make_unique<ShmChannel>(store, options)),
       rank_(options.rank),
       size_(options.size),
-      direct_bytes_(options.direct_allreduce_bytes) {}
+      direct_bytes_(options.direct_allreduce_bytes),
+      stream_bytes_(options.stream_bytes) {}
 
 ShmTransport::~ShmTransport() = default;
 
@@ -118,13 +119,15 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
+  // In place, the result's lines are in the cache already (this round read them).
+  const bool stream = out != in && static_cast<size_t>(count) * esize >= stream_bytes_;
   for (int64_t start = 0; start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
     const size_t at = static_cast<size_t>(start) * esize;
     if (static_cast<size_t>(n) * esize <= direct_bytes_) {
       DirectRound(src + at, dst + at, n, dtype, op, postscale);
     } else {
-      ScatterGatherRound(src + at, dst + at, n, dtype, op, postscale);
+      ScatterGatherRound(src + at, dst + at, n, dtype, op, postscale, stream);
     }
   }
 }
@@ -147,10 +150,16 @@ class Segments {
       CopyBytes(dst + (pos - at), static_cast<const char*>(segments_[i].in) + skip, len);
     });
   }
-  // Copies `src` to bytes [at, at + n) of the outputs.
-  void Scatter(const char* src, size_t at, size_t n) const {
+  // Copies `src` to bytes [at, at + n) of the outputs (`stream`: with StreamBytes, but for a
+  // segment reduced in place, whose lines the round has just read into the cache).
+  void Scatter(const char* src, size_t at, size_t n, bool stream = false) const {
     Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
-      CopyBytes(static_cast<char*>(segments_[i].out) + skip, src + (pos - at), len);
+      char* to = static_cast<char*>(segments_[i].out) + skip;
+      if (stream && segments_[i].out != segments_[i].in) {
+        StreamBytes(to, src + (pos - at), len);
+      } else {
+        CopyBytes(to, src + (pos - at), len);
+      }
     });
   }
   // fn(input, logical position, length) for each piece of the inputs' bytes [at, at + n).
@@ -200,9 +209,10 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
   const size_t esize = DataTypeSize(dtype);
   const Segments pieces(segments);
   const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
+  const bool stream = static_cast<size_t>(count) * esize >= stream_bytes_;
   for (int64_t start = 0; start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
-    SegmentsRound(pieces, static_cast<size_t>(start) * esize, n, dtype, op, postscale);
+    SegmentsRound(pieces, static_cast<size_t>(start) * esize, n, dtype, op, postscale, stream);
   }
 }
 
@@ -212,7 +222,7 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
 // area of the slot, which no peer reads in a direct round. A scatter-gather round publishes all
 // but this rank's share, which only this rank reduces: it reads that share from the segments.
 void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t count,
-                                 DataType dtype, ReduceOp op, double postscale) {
+                                 DataType dtype, ReduceOp op, double postscale, bool stream) {
   ShmChannel& ch = *channel_;
   const size_t esize = DataTypeSize(dtype);
   const size_t total = static_cast<size_t>(count) * esize;
@@ -244,11 +254,11 @@ void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t co
     });
     char* reduced = ch.Result(rank_) + mine_off;
     ScaleBuffer(reduced, end - begin, dtype, postscale);
-    segments.Scatter(reduced, at + mine_off, mine_bytes);
+    segments.Scatter(reduced, at + mine_off, mine_bytes, stream);
   }
   ch.Sync("allreduce");
   ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
-    segments.Scatter(ch.Result(r) + off, at + off, bytes);
+    segments.Scatter(ch.Result(r) + off, at + off, bytes, stream);
   });
   ch.Advance();
 }
@@ -284,7 +294,7 @@ void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataTyp
 // publishing it, and copies out only the other ranks' shares. `out` may be `in`: `in` is read
 // only before this rank writes `out`.
 void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, DataType dtype,
-                                      ReduceOp op, double postscale) {
+                                      ReduceOp op, double postscale, bool stream) {
   ShmChannel& ch = *channel_;
   const size_t esize = DataTypeSize(dtype);
   auto [begin, end] = Share(count, size_, rank_, esize);
@@ -304,11 +314,13 @@ void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, 
     char* reduced = ch.Result(rank_) + mine_off;
     ReduceInRankOrder(reduced, size_, contribution, end - begin, dtype, op);
     ScaleBuffer(reduced, end - begin, dtype, postscale);
-    CopyBytes(out + mine_off, reduced, mine_bytes);
+    auto copy = stream ? StreamBytes : CopyBytes;
+    copy(out + mine_off, reduced, mine_bytes);
   }
   ch.Sync("allreduce");
+  auto copy = stream ? StreamBytes : CopyBytes;
   ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
-    CopyBytes(out + off, ch.Result(r) + off, bytes);
+    copy(out + off, ch.Result(r) + off, bytes);
   });
   ch.Advance();
 }

@@ -45,11 +45,12 @@ class ShmTransport : public Transport {
  private:
   void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
                    double postscale);
+  // `stream`: write `out` with StreamBytes.
   void ScatterGatherRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
-                          double postscale);
+                          double postscale, bool stream);
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
-                     ReduceOp op, double postscale);
+                     ReduceOp op, double postscale, bool stream);
   // Every rank publishes a byte string; `keep(r)` says whose strings this rank keeps.
   template <typename Keep>
   std::vector<std::vector<char>> Exchange(const std::vector<char>& mine, bool publish, Keep keep,
@@ -59,6 +60,7 @@ class ShmTransport : public Transport {
   int rank_;
   int size_;
   size_t direct_bytes_;
+  size_t stream_bytes_;
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
 };
 

@@ -49,7 +49,10 @@ TEST(Kernels, HalfRoundsToNearestEven) {
   EXPECT_EQ(FloatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
 }
 
+// CopyBytes and StreamBytes alike (StreamBytes aligns the destination to 32 bytes for its
+// streamed stores, so the offsets also cover its head and tail).
 TEST(Kernels, CopyBytesCopiesEveryByteAtEveryAlignmentAndLeavesTheRest) {
+  for (auto copy : {CopyBytes, StreamBytes}) {
   // Sizes around the vector path's edges (1 KiB, 128-byte steps) and across a page; offsets
   // that leave source and destination unaligned to each other.
   const size_t sizes[] = {0, 1, 127, 128, 1023, 1024, 1025, 1151, 4096 + 3, (1 << 20) + 7};
@@ -58,16 +61,17 @@ TEST(Kernels, CopyBytesCopiesEveryByteAtEveryAlignmentAndLeavesTheRest) {
       for (size_t dst_off : {0, 5, 32}) {
         std::vector<uint8_t> src(bytes + 64), dst(bytes + 128, 0xAB);
         for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + 7);
-        CopyBytes(dst.data() + dst_off, src.data() + src_off, bytes);
+        copy(dst.data() + dst_off, src.data() + src_off, bytes);
         size_t wrong = 0;
         for (size_t i = 0; i < bytes; ++i) wrong += dst[dst_off + i] != src[src_off + i];
-        EXPECT_EQ(wrong, 0u) << bytes << " bytes, offsets " << src_off << "/" << dst_off;
+        EXPECT_EQ(wrong, 0u) << (copy == CopyBytes ? "CopyBytes " : "StreamBytes ") << bytes << " bytes, offsets " << src_off << "/" << dst_off;
         size_t touched = 0;
         for (size_t i = 0; i < dst_off; ++i) touched += dst[i] != 0xAB;
         for (size_t i = dst_off + bytes; i < dst.size(); ++i) touched += dst[i] != 0xAB;
-        EXPECT_EQ(touched, 0u) << bytes << " bytes, offsets " << src_off << "/" << dst_off;
+        EXPECT_EQ(touched, 0u) << (copy == CopyBytes ? "CopyBytes " : "StreamBytes ") << bytes << " bytes, offsets " << src_off << "/" << dst_off;
       }
     }
+  }
   }
 }
 

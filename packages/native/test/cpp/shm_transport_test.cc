@@ -12,11 +12,13 @@ namespace kolo {
 namespace {
 
 // A 4 KiB slot makes every buffer over 4 KiB take several rounds, and allreduce rounds over
-// 1 KiB take the reduce-scatter path.
-ShmOptions SmallSlots(int rank, int size) {
+// 1 KiB take the reduce-scatter path. `stream`: every allreduce writes its results with
+// streamed stores, as the large ones do by default.
+ShmOptions SmallSlots(int rank, int size, bool stream = false) {
   ShmOptions o = TestShmOptions(rank, size, "shmtest-ops");
   o.slot_bytes = 4096;
   o.direct_allreduce_bytes = 1024;
+  if (stream) o.stream_bytes = 0;
   return o;
 }
 
@@ -196,11 +198,12 @@ TEST_P(ShmOps, DefaultSlotsHandleAMultiRoundAllreduce) {
 
 // AllreduceInto reads the input where it lies, writes a separate output and scales each rank's
 // share as it reduces: the input is left as it was, and the output is exact (postscale 0.25 and
-// sums of small integers are exact in float32).
+// sums of small integers are exact in float32). With cached and with streamed result stores.
 TEST_P(ShmOps, AllreduceIntoLeavesTheInputAndScalesTheResult) {
   const int n = size();
+  for (const bool stream : {false, true})
   for (int64_t count : kCounts) {
-    RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
+    RunRanks(n, [n, stream](int r) { return SmallSlots(r, n, stream); }, [&](ShmTransport& t, int r) {
       std::vector<float> in(static_cast<size_t>(count)), out(static_cast<size_t>(count), -1.0f);
       for (int64_t i = 0; i < count; ++i) in[i] = static_cast<float>((r + 1) * (i % 13));
       const std::vector<float> before = in;
@@ -208,7 +211,7 @@ TEST_P(ShmOps, AllreduceIntoLeavesTheInputAndScalesTheResult) {
       ASSERT_EQ(in, before) << "rank " << r;
       for (int64_t i = 0; i < count; ++i) {
         ASSERT_EQ(out[i], static_cast<float>(n * (n + 1) / 2 * (i % 13)) * 0.25f)
-            << "rank " << r << " element " << i << " of " << count;
+            << "rank " << r << " element " << i << " of " << count << (stream ? " streamed" : "");
       }
       // In place, as the engine's fused path calls it.
       t.AllreduceInto(in.data(), in.data(), count, DataType::kFloat32, ReduceOp::kSum, 0.5);
@@ -223,16 +226,18 @@ TEST_P(ShmOps, AllreduceIntoLeavesTheInputAndScalesTheResult) {
 // A fused allreduce over segments (tensors of uneven sizes, an empty one, one reduced in place):
 // each output gets its exact scaled sum, inputs are left alone, in one direct round, one
 // reduce-scatter round and many rounds (whose boundaries fall inside tensors). Over the shared
-// memory transport, which reads and writes the segments where they lie, and over a forwarding
-// transport, which takes Transport's default (a scratch buffer).
+// memory transport, which reads and writes the segments where they lie (with cached and with
+// streamed result stores), and over a forwarding transport, which takes Transport's default (a
+// scratch buffer).
 TEST_P(ShmOps, AllreduceSegmentsWritesEachTensorsScaledSum) {
   const int n = size();
+  for (const bool stream : {false, true})
   for (const bool forwarded : {false, true}) {
     for (const int64_t scale : {1, 7, 40}) {
       const std::vector<int64_t> counts = {3 * scale, 0, 64 * scale, 1, 17 * scale};
       int64_t total = 0;
       for (int64_t c : counts) total += c;
-      RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& shm, int r) {
+      RunRanks(n, [n, stream](int r) { return SmallSlots(r, n, stream); }, [&](ShmTransport& shm, int r) {
         ForwardingTransport wrapper(shm);
         Transport& t = forwarded ? static_cast<Transport&>(wrapper) : shm;
         std::vector<std::vector<float>> in, out;
@@ -255,7 +260,7 @@ TEST_P(ShmOps, AllreduceSegmentsWritesEachTensorsScaledSum) {
           if (k != 2) ASSERT_EQ(in[k], before[k]) << "rank " << r << " tensor " << k;
           for (int64_t i = 0; i < counts[k]; ++i) {
             const float sum = static_cast<float>(n * (n + 1) / 2 * (k + 1) + n * (i % 5));
-            ASSERT_EQ(got[i], sum * 0.5f) << (forwarded ? "default" : "shm") << " rank " << r
+            ASSERT_EQ(got[i], sum * 0.5f) << (forwarded ? "default" : "shm") << (stream ? " streamed" : "") << " rank " << r
                                           << " tensor " << k << " element " << i << " of " << total;
           }
         }
