@@ -10,6 +10,9 @@ const size = kolo.size();
 const minBytes = Number(process.env.KOLO_BENCH_MIN_BYTES ?? 4096);
 const maxBytes = Number(process.env.KOLO_BENCH_MAX_BYTES ?? 64 * 1024 * 1024);
 const json = process.env.KOLO_BENCH_JSON === '1';
+// Gathers into one preallocated output (the `output` option), as the C baselines gather into
+// their receive buffer; KOLO_BENCH_NEW_ARRAYS=1 times the default instead, a new array per call.
+const newArrays = process.env.KOLO_BENCH_NEW_ARRAYS === '1';
 
 const pad = (v, w) => String(v).padStart(w);
 if (rank === 0 && !json) {
@@ -27,13 +30,21 @@ for (let step = minBytes; step <= maxBytes; step *= 4) {
   const count = perRank * size;
   const bytes = count * 4;
   const data = new Float32Array(perRank).fill(rank + 1);
-  const iters = Math.max(3, Math.min(50, Math.floor((256 * 1024 * 1024) / bytes / 4)));
-  await kolo.allgather(data, { name: 'bench' });
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < iters; i += 1) await kolo.allgather(data, { name: 'bench' });
-  const us = Number(process.hrtime.bigint() - t0) / 1000 / iters;
+  // As the allreduce bench: up to 2000 iterations, and the median of per-iteration times, which
+  // one preempted iteration on a shared machine does not move.
+  const iters = Math.max(5, Math.min(2000, Math.floor((256 * 1024 * 1024) / bytes / 4)));
+  const options = { name: 'bench', output: newArrays ? undefined : new Float32Array(count) };
+  for (let i = 0; i < 3; i += 1) await kolo.allgather(data, options);
+  const times = [];
+  for (let i = 0; i < iters; i += 1) {
+    const t0 = process.hrtime.bigint();
+    await kolo.allgather(data, options);
+    times.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  const us = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
   // Rank r's block holds r + 1 everywhere.
-  const out = (await kolo.allgather(data, { name: 'bench' })).data;
+  options.output?.fill(0);
+  const out = (await kolo.allgather(data, options)).data;
   let wrong = Math.abs(out.length - count);
   for (let i = 0; i < Math.min(out.length, count); i += 1) if (out[i] !== Math.floor(i / perRank) + 1) wrong += 1;
   const algbw = bytes / 1e9 / (us / 1e6);

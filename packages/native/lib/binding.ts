@@ -173,7 +173,11 @@ export interface NativeRequest {
   readonly processSet?: number;
   /** Not needed for barrier and join. */
   readonly input?: HostArray;
-  /** allreduce, broadcast: where the result goes (may be `input` itself for in-place). */
+  /**
+   * allreduce, broadcast: where the result goes (may be `input` itself for in-place).
+   * allgather (optional): where the gathered rows go, written only when its byte length is the
+   * gathered size; the result then has no `data`. Otherwise the result's `data` is a new buffer.
+   */
   readonly output?: HostArray;
   /**
    * allreduce only: several arrays of one dtype reduced as one request (a packed group, as
@@ -196,7 +200,10 @@ export interface NativeParts {
 
 /** What a completed request yields. */
 export interface NativeResult {
-  /** allgather, alltoall, reducescatter: a new buffer holding the result bytes. */
+  /**
+   * allgather (unless it wrote into the request's `output`), alltoall, reducescatter: a new
+   * buffer holding the result bytes.
+   */
   readonly data?: ArrayBuffer;
   /** allgather: the first dimension each rank contributed. alltoall: rows received from each rank. */
   readonly splits?: number[];

@@ -57,6 +57,16 @@ describe('a one-rank engine', () => {
     expect(result!.splits).toEqual([2]);
   });
 
+  it('gathers into an output of the gathered size (no data then) and into a new buffer otherwise', () => {
+    const input = new Int32Array([5, 6]);
+    const output = new Int32Array(2);
+    const [into] = engine.enqueueSync([request({ type: requestTypes['allgather']!, name: 'g.into', dtype: dtypes['int32']!, shape: [2], input, output })], false);
+    expect([into!.data, into!.splits, Array.from(output)]).toEqual([undefined, [2], [5, 6]]);
+    const wrong = new Int32Array(3);
+    const [fresh] = engine.enqueueSync([request({ type: requestTypes['allgather']!, name: 'g.wrong', dtype: dtypes['int32']!, shape: [2], input, output: wrong })], false);
+    expect([Array.from(new Int32Array(fresh!.data!)), Array.from(wrong)]).toEqual([[5, 6], [0, 0, 0]]);
+  });
+
   it('reduces SharedArrayBuffer-backed arrays in place', async () => {
     const shared = new Int32Array(new SharedArrayBuffer(16), 4, 2);
     shared.set([5, -5]);

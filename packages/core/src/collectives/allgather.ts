@@ -2,7 +2,8 @@ import { groupOf, type ProcessSet } from './process-set.js';
 import type { HostArray } from '@kolo/native';
 import { requireRunning, type Running } from '../runtime/runtime-state.js';
 import { checkOptions } from '../validation/check-options.js';
-import { dtypeOf } from './dtype.js';
+import { invalidArgument } from '../validation/invalid-argument.js';
+import { arrayNoun, dtypeOf, type DtypeName } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
 import { resultArray, resultSplits } from './result-arrays.js';
@@ -18,11 +19,19 @@ import { resolveShape } from './shape.js';
  * await allgather(rows, { name: 'preds', shape: [rows.length / 10, 10] });
  * ```
  */
-export interface AllgatherOptions {
+export interface AllgatherOptions<T extends HostArray = HostArray> {
   /** Matches the request across ranks (the name as given); default `allgather.noname.<n>`. */
   readonly name?: string;
   /** Logical shape; the first dimension may differ per rank, the others must match. */
   readonly shape?: readonly number[];
+  /**
+   * Where the gathered rows go: an array of the input's type, not sharing its memory, whose
+   * length is the gathered size (every rank's elements together). The engine writes into it
+   * directly, and the result's `data` is this array. Default: a new array per call. An output
+   * of another length fails the call on this rank with a RangeError once the ranks' sizes are
+   * known; the other ranks' calls complete.
+   */
+  readonly output?: T | SameKind<T>;
   /** Runs over a process set from addProcessSet(); default every rank. */
   readonly processSet?: ProcessSet;
 }
@@ -49,11 +58,12 @@ function planAllgather(
 ): Plan<ShapedResult<HostArray>> {
   const o = checkOptions(options as AllgatherOptions | undefined, {
     opName: 'allgather',
-    allowed: ['name', 'shape', 'processSet'],
+    allowed: ['name', 'shape', 'output', 'processSet'],
   });
   const dtype = dtypeOf(input, 'data');
   const data = input as HostArray;
   const shape = resolveShape(o.shape, { length: data.length, needsDim0: true });
+  const output = o.output === undefined ? undefined : gatherOutput(o.output, data, dtype);
   const group = groupOf(running, o.processSet);
   const name = requestName(running.counters, { op: 'allgather', name: o.name, processSet: group.id });
   const request = makeRequest(running.binding, {
@@ -63,6 +73,7 @@ function planAllgather(
     dtype,
     shape,
     input: data,
+    output,
   });
   const size = group.size;
   return {
@@ -72,9 +83,33 @@ function planAllgather(
       const rows = resultSplits(results[0], { size, opName: name }).reduce((a, b) => a + b, 0);
       const outShape = [rows, ...shape.slice(1)];
       const length = outShape.reduce((a, b) => a * b, 1);
-      return { data: resultArray(results[0], { dtype, length, opName: name }), shape: outShape };
+      if (output === undefined) {
+        return { data: resultArray(results[0], { dtype, length, opName: name }), shape: outShape };
+      }
+      // The engine wrote into `output` exactly when its length is the gathered size.
+      if (output.length !== length) {
+        const what = `${arrayNoun(dtype)} of length ${length} (the gathered shape [${outShape.join(', ')}])`;
+        throw invalidArgument({ what, name: `output of allgather '${name}'`, value: output, kind: 'range' });
+      }
+      return { data: output, shape: outShape };
     },
   };
+}
+
+/** Checks an allgather's `output` before the call: the input's type, apart from its memory. */
+function gatherOutput(output: unknown, data: HostArray, dtype: DtypeName): HostArray {
+  if (dtypeOf(output, 'output') !== dtype) {
+    throw invalidArgument({ what: `${arrayNoun(dtype)} (the type of data)`, name: 'output', value: output });
+  }
+  const out = output as HostArray;
+  const overlaps =
+    out.buffer === data.buffer &&
+    out.byteOffset < data.byteOffset + data.byteLength &&
+    data.byteOffset < out.byteOffset + out.byteLength;
+  if (overlaps && out.byteLength > 0 && data.byteLength > 0) {
+    throw invalidArgument({ what: 'an array that does not share memory with data', name: 'output', value: out, kind: 'range' });
+  }
+  return out;
 }
 
 /**
@@ -89,7 +124,7 @@ function planAllgather(
  */
 export function allgather<T extends HostArray>(
   data: T,
-  options?: AllgatherOptions,
+  options?: AllgatherOptions<T>,
 ): Promise<ShapedResult<T>> {
   const running = requireRunning();
   const plan = planAllgather(running, data, options);
@@ -106,7 +141,7 @@ export function allgather<T extends HostArray>(
  */
 export function allgatherSync<T extends HostArray>(
   data: T,
-  options?: AllgatherOptions,
+  options?: AllgatherOptions<T>,
 ): ShapedResult<T> {
   const running = requireRunning();
   return runPlanSync(planAllgather(running, data, options), {

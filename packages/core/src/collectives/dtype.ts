@@ -23,6 +23,19 @@ export const arrayClassOf = {
   float16: Uint16Array,
 } as const;
 
+/**
+ * The array class of `dtype` with its article, for messages: `a Float32Array`, `an Int32Array`.
+ *
+ * @example
+ * ```ts
+ * arrayNoun('int8'); // 'an Int8Array'
+ * ```
+ */
+export function arrayNoun(dtype: DtypeName): string {
+  const name = arrayClassOf[dtype].name;
+  return `${name.startsWith('I') ? 'an' : 'a'} ${name}`;
+}
+
 const dtypeByClassName: ReadonlyMap<string | undefined, DtypeName> = new Map([
   ['Float32Array', 'float32'],
   ['Float64Array', 'float64'],

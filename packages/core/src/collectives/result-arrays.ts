@@ -1,7 +1,7 @@
 import type { HostArray, NativeResult } from '@kolo/native';
 import { InternalError } from '../errors/internal-error.js';
 import { invalidArgument } from '../validation/invalid-argument.js';
-import { allocate, arrayClassOf, dtypeOf, viewResult, type DtypeName } from './dtype.js';
+import { allocate, arrayClassOf, arrayNoun, dtypeOf, viewResult, type DtypeName } from './dtype.js';
 
 /** Where a result goes: the caller's `output` array, or a new one. */
 export interface OutputSpec {
@@ -34,7 +34,7 @@ export function outputArray(spec: OutputSpec): HostArray {
   const dtype = dtypeOf(spec.output, name);
   const output = spec.output as HostArray;
   if (dtype === spec.dtype && output.length === spec.length) return output;
-  const what = `a ${arrayClassOf[spec.dtype].name} of length ${spec.length}`;
+  const what = `${arrayNoun(spec.dtype)} of length ${spec.length}`;
   if (dtype !== spec.dtype) throw invalidArgument({ what, name, value: output });
   throw invalidArgument({ what, name, value: output, kind: 'range' });
 }

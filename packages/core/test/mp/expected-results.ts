@@ -56,6 +56,7 @@ export function checkMatrix(job: JobResult, size: number): void {
         expect(perRank(job, `allreduce.${op}.${dtype}`, size), `${op} ${dtype}`).toEqual(ranks(size).map(() => want[op]));
       }
       expect(perRank(job, `allgather.${dtype}`, size)).toEqual(ranks(size).map(() => want.gather));
+      expect(perRank(job, `allgather.into.${dtype}`, size)).toEqual(ranks(size).map(() => ({ ...want.gather, same: true })));
       expect(perRank(job, `broadcast.${dtype}`, size)).toEqual(ranks(size).map(() => [size - 1, size - 1, size - 1]));
       expect(perRank(job, `alltoall.${dtype}`, size), `alltoall ${dtype}`).toEqual(ranks(size).map(want.alltoall));
       expect(perRank(job, `reducescatter.${dtype}`, size), `reducescatter ${dtype}`).toEqual(ranks(size).map(want.scatter));
@@ -63,6 +64,16 @@ export function checkMatrix(job: JobResult, size: number): void {
     const sumOfRanks = (size * (size - 1)) / 2;
     expect(perRank(job, 'allreduce.scaled.float64', size)).toEqual(ranks(size).map(() => [((sumOfRanks + size) * 0.5) * 3]));
     expect(perRank(job, 'groupedAllreduce', size)).toEqual(ranks(size).map(() => [[sumOfRanks], [size, 2 * size], [sumOfRanks, size]]));
+    const large = { length: 20000 * size + (size * (size - 1)) / 2, wrong: 0 };
+    expect(perRank(job, 'allgather.large', size)).toEqual(ranks(size).map(() => ({ fresh: large, into: large, same: true })));
+    const badOutput = {
+      name: 'RangeError',
+      code: 'ERR_KOLO_INVALID_ARG',
+      message: `Expected a Float32Array of length ${size} (the gathered shape [${size}]) for output of allgather 'bad.output' but received Float32Array(${size + 1})`,
+    };
+    expect(perRank(job, 'allgather.badOutput', size)).toEqual(
+      ranks(size).map((r) => ({ outcome: r === 0 ? badOutput : { data: ranks(size) }, after: ranks(size) })),
+    );
     expect(perRank(job, 'empty', size)).toEqual(ranks(size).map(() => ({ sum: 0, gather: [0, 3], bcast: 0 })));
     expect(perRank(job, 'barrier', size)).toEqual(ranks(size).map(() => true));
     expect(perRank(job, 'afterShutdown', size)).toEqual(ranks(size).map(() => ({ name: 'NotInitializedError', code: 'KOLO_NOT_INITIALIZED' })));

@@ -42,6 +42,30 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
     );
   });
 
+  it('allgather writes into an output of the gathered size and refuses any other', async () => {
+    const binding = await start({ rank: 1, size: 3 });
+    const output = new Int32Array(6).fill(-1);
+    const gathered = await allgather(new Int32Array([4, 5]), { shape: [1, 2], output });
+    expect(gathered.data).toBe(output);
+    expect([...output]).toEqual([4, 5, 4, 5, 4, 5]);
+    expect(gathered.shape).toEqual([3, 2]);
+    expect(binding.calls[0]?.requests[0]?.output).toBe(output);
+    expect(allgatherSync(new Float32Array([7]), { output: new Float32Array(3) }).data).toEqual(new Float32Array([7, 7, 7]));
+    // Known only once the ranks' sizes are: the call rejects.
+    await expect(allgather(new Int32Array([4, 5]), { name: 'g', output: new Int32Array(4) })).rejects.toThrow(
+      "Expected an Int32Array of length 6 (the gathered shape [6]) for output of allgather 'g' but received Int32Array(4)",
+    );
+    expect(() => allgather(new Int32Array([4, 5]), { output: new Float32Array(6) as never })).toThrow(
+      'Expected an Int32Array (the type of data) for output but received Float32Array(6)',
+    );
+    const shared = new Float64Array(8);
+    expect(() => allgather(shared.subarray(0, 2), { output: shared.subarray(1, 7) })).toThrow(
+      'Expected an array that does not share memory with data for output but received Float64Array(6)',
+    );
+    // Apart in one buffer is fine.
+    expect((await allgather(shared.subarray(0, 2), { output: shared.subarray(2, 8) })).data).toEqual(new Float64Array(6));
+  });
+
   it('broadcast validates root and receives in place', async () => {
     const binding = await start({ rank: 0, size: 4 });
     const data = new Float32Array([9, 8]);

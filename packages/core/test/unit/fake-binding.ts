@@ -112,9 +112,12 @@ function run(r: NativeRequest, config: NativeEngineConfig): NativeResult {
       write(r.output!, xs);
       return {};
     case 'allgather': {
-      const out = blank(input, xs.length * size);
+      // As the engine: into the request's output when it has the gathered size (no data then).
+      const into = r.output !== undefined && r.output.length === xs.length * size;
+      const out = into ? r.output! : blank(input, xs.length * size);
       for (let k = 0; k < size; k++) write(out, xs, k * xs.length);
-      return { data: out.buffer as ArrayBuffer, splits: Array(size).fill(r.shape[0]) };
+      const splits = Array(size).fill(r.shape[0]);
+      return into ? { splits } : { data: out.buffer as ArrayBuffer, splits };
     }
     case 'alltoall': {
       const splits = r.splits.length ? r.splits : Array(size).fill((r.shape[0] ?? 0) / size);

@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -295,6 +296,9 @@ EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, const ArrayA
                                             " bytes for '" + r.name + "'");
       }
       e->output = out.data;
+    } else if (r.type == RequestType::kAllgather && out.present) {
+      e->output = out.data;
+      e->output_bytes = out.bytes;
     }
     if (pin) {
       job->pinned.push_back(Napi::Persistent(Napi::Value(env, input)));
@@ -495,6 +499,31 @@ Napi::Error StatusToError(Napi::Env env, const Status& status) {
   return err;
 }
 
+namespace {
+
+// A result's bytes as a new ArrayBuffer. Not zeroed first (as napi_create_arraybuffer's are):
+// a Node Buffer's memory comes uninitialized, and the copy writes every byte. Not the engine's
+// own buffer handed over with a finalizer either: Node runs such finalizers on a later turn of
+// the event loop, so a synchronous loop of large allgathers would hold every result until then.
+Napi::ArrayBuffer ResultArrayBuffer(Napi::Env env, const ResultBuffer& result) {
+  const size_t bytes = result.size();
+  void* data = nullptr;
+  napi_value buffer, arraybuffer;
+  napi_typedarray_type type;
+  size_t length = 0, offset = 0;
+  if (bytes > 0 && napi_create_buffer(env, bytes, &data, &buffer) == napi_ok &&
+      napi_get_typedarray_info(env, buffer, &type, &length, &data, &arraybuffer, &offset) == napi_ok &&
+      offset == 0 && Napi::ArrayBuffer(env, arraybuffer).ByteLength() == bytes) {
+    CopyBytes(data, result.data(), bytes);
+    return Napi::ArrayBuffer(env, arraybuffer);
+  }
+  Napi::ArrayBuffer fresh = Napi::ArrayBuffer::New(env, bytes);
+  if (bytes > 0) CopyBytes(fresh.Data(), result.data(), bytes);
+  return fresh;
+}
+
+}  // namespace
+
 bool CarriesResult(const TensorEntry* e) {
   if (e == nullptr) return false;
   const RequestType t = e->request.type;
@@ -513,11 +542,11 @@ Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty) {
     }
     Napi::Object r = Napi::Object::New(env);
     if (e != nullptr) {
-      if (t == RequestType::kAllgather || t == RequestType::kAlltoall ||
+      // An allgather that wrote into the caller's output returns no data.
+      const bool into_output = t == RequestType::kAllgather && e->output != nullptr && e->result.empty();
+      if ((t == RequestType::kAllgather && !into_output) || t == RequestType::kAlltoall ||
           t == RequestType::kReducescatter) {
-        Napi::ArrayBuffer buf = Napi::ArrayBuffer::New(env, e->result.size());
-        if (!e->result.empty()) CopyBytes(buf.Data(), e->result.data(), e->result.size());
-        r.Set("data", buf);
+        r.Set("data", ResultArrayBuffer(env, e->result));
       }
       if (!e->result_splits.empty()) {
         Napi::Array splits = Napi::Array::New(env, e->result_splits.size());

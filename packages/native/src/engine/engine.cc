@@ -380,7 +380,7 @@ std::vector<EntryPtr> Engine::TakeEntries(const Response& response) {
       e->request.dtype = response.dtype;
       int64_t n = i < response.sizes.size() ? response.sizes[i] : 0;
       e->request.shape = {n};
-      e->result.assign(static_cast<size_t>(n) * DataTypeSize(response.dtype), 0);
+      e->result.AssignZeros(static_cast<size_t>(n) * DataTypeSize(response.dtype));
       e->input = e->result.data();
       e->output = e->result.data();
     }

@@ -161,9 +161,15 @@ void Engine::ExecuteAllgather(Group& g, TensorEntry& entry, const Response& resp
     counts.push_back(static_cast<size_t>(rows * row));
     total += counts.back();
   }
-  entry.result.assign(total * esize, 0);
   entry.result_splits = response.sizes;
-  g.transport->Allgatherv(entry.input, entry.result.data(), counts, esize);
+  // Into the caller's output where it has the gathered size (the binding then returns no data),
+  // else into a new buffer, which the caller refuses when it passed an output of another size.
+  void* out = entry.output;
+  if (out == nullptr || entry.output_bytes != total * esize) {
+    entry.result.Allocate(total * esize);
+    out = entry.result.data();
+  }
+  g.transport->Allgatherv(entry.input, out, counts, esize);
 }
 
 void Engine::ExecuteBroadcast(Group& g, TensorEntry& entry, const Response& response) {
@@ -193,7 +199,7 @@ void Engine::ExecuteAlltoall(Group& g, TensorEntry& entry, const Response& respo
   }
   for (int64_t rows : response.splits) everything += rows;
   const size_t esize = DataTypeSize(response.dtype);
-  entry.result.assign(static_cast<size_t>(recv_total) * esize, 0);
+  entry.result.Allocate(static_cast<size_t>(recv_total) * esize);
   if (everything == 0) return;
   g.transport->Alltoallv(entry.input, send,
                                    entry.result.empty() ? nullptr : entry.result.data(), recv,
@@ -221,8 +227,8 @@ void Engine::ExecuteReducescatter(Group& g, TensorEntry& entry, const Response& 
   const int64_t r = g.rank;
   const int64_t rows = base + (r < extra ? 1 : 0);
   const int64_t start = r * base + std::min(r, extra);
-  entry.result.assign(whole.begin() + start * row * static_cast<int64_t>(esize),
-                      whole.begin() + (start + rows) * row * static_cast<int64_t>(esize));
+  entry.result.Assign(whole.data() + start * row * static_cast<int64_t>(esize),
+                      whole.data() + (start + rows) * row * static_cast<int64_t>(esize));
 }
 
 }  // namespace kolo

@@ -12,15 +12,15 @@ bool SameParameters(const Request& a, const Request& b) {
 
 }  // namespace
 
-bool ResponseCache::Cacheable(const Request& r) {
-  return (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) &&
-         r.process_set == 0;
+namespace {
+bool CacheableType(RequestType t) {
+  return t == RequestType::kAllreduce || t == RequestType::kBroadcast || t == RequestType::kAllgather;
 }
+}  // namespace
 
-bool ResponseCache::Cacheable(const Response& r) {
-  return (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) &&
-         r.process_set == 0;
-}
+bool ResponseCache::Cacheable(const Request& r) { return CacheableType(r.type) && r.process_set == 0; }
+
+bool ResponseCache::Cacheable(const Response& r) { return CacheableType(r.type) && r.process_set == 0; }
 
 std::optional<size_t> ResponseCache::Lookup(const Request& request, bool* stale) const {
   *stale = false;

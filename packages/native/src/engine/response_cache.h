@@ -26,8 +26,10 @@ class ResponseCache {
  public:
   explicit ResponseCache(size_t capacity = 1024) : capacity_(capacity) {}
 
-  // Responses that can be cached: allreduce and broadcast over every rank (group members too:
-  // Engine::CastVotes lets a group hit only as a whole).
+  // Responses that can be cached: allreduce, broadcast and allgather over every rank (group
+  // members too: Engine::CastVotes lets a group hit only as a whole). An allgather's response
+  // holds every rank's first dimension; a rank hits only with its own shape unchanged, so an
+  // entry is used only while every rank's is.
   static bool Cacheable(const Request& request);
   static bool Cacheable(const Response& response);
 
@@ -39,6 +41,12 @@ class ResponseCache {
   // a name (absent on a rank that has joined). Identical calls on every rank.
   template <typename Find>
   void Insert(const Response& response, Find mine) {
+    // A response of one name is cached as it is: an allgather's sizes are every rank's rows,
+    // not one size per name.
+    if (response.names.size() == 1) {
+      Insert(response, mine(response.names[0]));
+      return;
+    }
     // One copy of the response's fields for all its names (not one per name, which would copy
     // every name of a fused response each time); each entry gets its own name and size.
     Response single = response;

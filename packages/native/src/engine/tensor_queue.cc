@@ -1,8 +1,34 @@
 #include "engine/tensor_queue.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "engine/kernels.h"
 
 namespace kolo {
+
+void ResultBuffer::Free::operator()(char* p) const { std::free(p); }
+
+void ResultBuffer::Allocate(size_t n) {
+  data_.reset();
+  size_ = 0;
+  if (n == 0) return;
+  data_.reset(static_cast<char*>(std::malloc(n)));
+  if (data_ == nullptr) throw std::bad_alloc();
+  size_ = n;
+}
+
+void ResultBuffer::AssignZeros(size_t n) {
+  Allocate(n);
+  if (n > 0) std::memset(data_.get(), 0, n);
+}
+
+void ResultBuffer::Assign(const char* begin, const char* end) {
+  Allocate(static_cast<size_t>(end - begin));
+  if (size_ > 0) CopyBytes(data_.get(), begin, size_);
+}
 
 std::string DuplicateNameMessage() {
   return "Requested to allreduce, allgather, or broadcast a tensor with the same name as another "

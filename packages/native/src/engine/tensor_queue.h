@@ -16,15 +16,38 @@
 
 namespace kolo {
 
+// The bytes of a result the engine makes (an allgather's, say): allocated with malloc and not
+// zeroed, since the collective writes every byte (a joined rank's stand-in asks for zeros).
+class ResultBuffer {
+ public:
+  // `n` bytes whose contents the caller writes.
+  void Allocate(size_t n);
+  void AssignZeros(size_t n);
+  void Assign(const char* begin, const char* end);
+  char* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  struct Free {
+    void operator()(char* p) const;
+  };
+  std::unique_ptr<char, Free> data_;
+  size_t size_ = 0;
+};
+
 // One tensor of one request. Buffers belong to the caller and stay pinned until Finish.
 struct TensorEntry {
   Request request;
   const void* input = nullptr;
-  void* output = nullptr;            // allreduce/broadcast destination
+  // The allreduce/broadcast destination, or an allgather's caller-supplied one (which it
+  // writes only when output_bytes is the gathered size; otherwise it gathers into `result`).
+  void* output = nullptr;
+  size_t output_bytes = 0;
   // An allreduce of a packed group (request.parts set): its arrays, in order; input and output
   // are then null.
   std::vector<BufferSegment> parts;
-  std::vector<char> result;          // allgather/alltoall/reducescatter result bytes
+  ResultBuffer result;               // allgather/alltoall/reducescatter result bytes
   std::vector<int64_t> result_splits;
   int32_t last_joined_rank = -1;
   std::shared_ptr<void> owner;       // the binding's per-call state; null for engine scratch

@@ -340,8 +340,15 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
   if (total == 0) return;
   char* out = static_cast<char*>(output);
   const char* in = static_cast<const char*>(input);
-  std::memmove(out + offsets[rank_], in, bytes[rank_]);
-  in = out + offsets[rank_];  // the input may alias the output; read our part from there
+  // The input may alias the output (then memmove, and our part is read from the output after);
+  // apart, CopyBytes: glibc's memmove copies these sizes with `rep movsb`, slow here (kernels.h).
+  char* mine = out + offsets[rank_];
+  if (in + bytes[rank_] <= mine || mine + bytes[rank_] <= in) {
+    CopyBytes(mine, in, bytes[rank_]);
+  } else {
+    std::memmove(mine, in, bytes[rank_]);
+  }
+  in = mine;
   for (size_t done = 0; done < longest; done += slot) {
     if (done < bytes[rank_]) {
       CopyBytes(ch.Input(rank_), in + done, std::min(slot, bytes[rank_] - done));

@@ -314,6 +314,49 @@ TEST_F(EngineCache, RepeatedNamesSkipTheCoordinatorsGather) {
   for (int r = 0; r < 3; ++r) EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
 }
 
+// An allgather repeated with the same shapes is agreed through the cache (no gather of requests
+// at the coordinator), and its cached response still carries every rank's row count: when one
+// rank changes its rows, every rank's next result has the new sizes, never the cached ones.
+TEST_F(EngineCache, RepeatedAllgathersSkipTheGatherAndAChangedRowCountIsRenegotiated) {
+  Start(3);
+  // Rank r sends rows(r, step) rows of 2; rank 1 sends 3 rows at steps 6 and 7 instead of 1.
+  auto rows = [](int r, int step) -> int64_t { return r == 1 && (step == 6 || step == 7) ? 3 : r; };
+  for (int step = 0; step < 10; ++step) {
+    if (step == 2) {
+      for (int r = 0; r < 3; ++r) counts_[r].gathers = 0;  // "g" is cached from here on
+    }
+    if (step == 6) {
+      // Steps 2-5 repeated the cached shapes: no gather at all.
+      for (int r = 0; r < 3; ++r) EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
+    }
+    for (int r = 0; r < 3; ++r) {
+      Request g;
+      g.type = RequestType::kAllgather;
+      g.name = "g";
+      g.dtype = DataType::kFloat32;
+      g.shape = {rows(r, step), 2};
+      std::vector<float> data(static_cast<size_t>(rows(r, step) * 2));
+      for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(100 * step + 10 * r + static_cast<int>(i));
+      ASSERT_TRUE(Submit(r, g, std::move(data)).ok());
+    }
+    std::vector<float> want;
+    for (int q = 0; q < 3; ++q) {
+      for (int64_t i = 0; i < rows(q, step) * 2; ++i) want.push_back(static_cast<float>(100 * step + 10 * q + i));
+    }
+    for (int r = 0; r < 3; ++r) {
+      auto [entry, status] = sinks_[r]->Wait("g");
+      ASSERT_TRUE(status.ok()) << status.message;
+      const std::vector<int64_t> splits = {rows(0, step), rows(1, step), rows(2, step)};
+      ASSERT_EQ(entry->result_splits, splits) << "step " << step << " rank " << r;
+      ASSERT_EQ(entry->result.size(), want.size() * sizeof(float)) << "step " << step << " rank " << r;
+      const float* got = reinterpret_cast<const float*>(entry->result.data());
+      ASSERT_EQ(std::vector<float>(got, got + want.size()), want) << "step " << step << " rank " << r;
+    }
+  }
+  // The changes at steps 6 and 8 went through the coordinator.
+  for (int r = 0; r < 3; ++r) EXPECT_GT(counts_[r].gathers.load(), 0) << "rank " << r;
+}
+
 // A grouped call repeated every step (groupedAllreduce in a training loop) is agreed through the
 // cache once its members are cached, as single names are.
 TEST_F(EngineCache, ARepeatedGroupSkipsTheCoordinatorsGather) {

@@ -59,7 +59,7 @@ TEST(ResponseCache, EvictedIndicesAreReusedLowestFirstAndCapacityBoundsTheVote) 
 }
 
 // Group members are cacheable (Engine::CastVotes lets a group hit only as a whole).
-TEST(ResponseCache, OnlyAllreduceAndBroadcastOverEveryRankAreCached) {
+TEST(ResponseCache, OnlyAllreduceBroadcastAndAllgatherOverEveryRankAreCached) {
   Request r = Reduce("a", {1});
   EXPECT_TRUE(ResponseCache::Cacheable(r));
   r.group = "g";
@@ -68,8 +68,18 @@ TEST(ResponseCache, OnlyAllreduceAndBroadcastOverEveryRankAreCached) {
   r.process_set = 1;
   EXPECT_FALSE(ResponseCache::Cacheable(r));
   r.process_set = 0;
-  r.type = RequestType::kAllgather;
-  EXPECT_FALSE(ResponseCache::Cacheable(r));
+  for (RequestType t : {RequestType::kBroadcast, RequestType::kAllgather}) {
+    r.type = t;
+    EXPECT_TRUE(ResponseCache::Cacheable(r)) << RequestTypeName(t);
+    r.process_set = 1;
+    EXPECT_FALSE(ResponseCache::Cacheable(r)) << RequestTypeName(t);
+    r.process_set = 0;
+  }
+  for (RequestType t : {RequestType::kAlltoall, RequestType::kReducescatter, RequestType::kBarrier,
+                        RequestType::kJoin}) {
+    r.type = t;
+    EXPECT_FALSE(ResponseCache::Cacheable(r)) << RequestTypeName(t);
+  }
 }
 
 }  // namespace

@@ -19,6 +19,11 @@ for (const dtype of DTYPES) {
   const rows = inputs.gatherRows(rank);
   const gathered = await kolo.allgather(makeArray(dtype, inputs.gather(rank)), { shape: [rows, 2], name: `${dtype}.g` });
   report(`allgather.${dtype}`, { data: toNumbers(dtype, gathered.data), shape: gathered.shape });
+  // Into a caller's output of the gathered size (sum over ranks of 2r elements), prefilled so a
+  // skipped element shows.
+  const into = makeArray(dtype, Array(size * (size - 1)).fill(7));
+  const gatheredInto = await kolo.allgather(makeArray(dtype, inputs.gather(rank)), { shape: [rows, 2], output: into, name: `${dtype}.gi` });
+  report(`allgather.into.${dtype}`, { data: toNumbers(dtype, into), shape: gatheredInto.shape, same: gatheredInto.data === into });
 
   const root = size - 1;
   const bcast = await kolo.broadcast(makeArray(dtype, [rank, rank, rank]), { root, name: `${dtype}.b` });
@@ -52,6 +57,34 @@ const emptySum = await kolo.allreduce(new Float32Array(0), { op: 'sum', name: 'e
 const emptyGather = await kolo.allgather(new Int32Array(0), { shape: [0, 3], name: 'empty.gather' });
 const emptyBcast = await kolo.broadcast(new Float64Array(0), { root: 0, name: 'empty.bcast' });
 report('empty', { sum: emptySum.length, gather: emptyGather.shape, bcast: emptyBcast.length });
+
+// A large allgather (rank r sends 20000 + r floats, 80 KiB and up: the engine's buffer becomes
+// the result's memory) and the same into an output; each element counted against its value.
+{
+  const mine = Float32Array.from({ length: 20000 + rank }, (_, i) => rank * 100000 + i);
+  const total = 20000 * size + (size * (size - 1)) / 2;
+  const check = (data) => {
+    let wrong = 0;
+    let at = 0;
+    for (let r = 0; r < size; r += 1) for (let i = 0; i < 20000 + r; i += 1, at += 1) wrong += data[at] === r * 100000 + i ? 0 : 1;
+    return { length: data.length, wrong };
+  };
+  const fresh = await kolo.allgather(mine, { name: 'large.gather' });
+  const out = new Float32Array(total);
+  const into = kolo.allgatherSync(mine, { name: 'large.gather.into', output: out });
+  report('allgather.large', { fresh: check(fresh.data), into: check(out), same: into.data === out });
+}
+// An output of the wrong length fails on the rank that passed it (rank 0), once the sizes are
+// known; every other rank's call completes, and the next call works on every rank.
+{
+  const wrongLength = new Float32Array(rank === 0 ? size + 1 : size);
+  const outcome = await kolo.allgather(new Float32Array([rank]), { name: 'bad.output', output: wrongLength }).then(
+    (r) => ({ data: Array.from(r.data) }),
+    (err) => ({ name: err.name, code: err.code, message: err.message }),
+  );
+  const after = await kolo.allgather(new Float32Array([rank]), { name: 'after.bad.output' });
+  report('allgather.badOutput', { outcome, after: Array.from(after.data) });
+}
 
 await kolo.barrier();
 report('barrier', true);
