@@ -1,6 +1,7 @@
 #include "transport/shm_transport.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "engine/kernels.h"
@@ -301,6 +302,7 @@ void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, 
   const size_t mine_off = static_cast<size_t>(begin) * esize;
   const size_t mine_bytes = static_cast<size_t>(end - begin) * esize;
   const size_t total = static_cast<size_t>(count) * esize;
+  void (*const copy_out)(void*, const void*, size_t) = stream ? StreamBytes : CopyBytes;
   // Publish everything except this rank's share: [0, mine_off) and [mine_off + mine_bytes, total).
   char* published = ch.Input(rank_);
   CopyBytes(published, in, mine_off);
@@ -314,13 +316,11 @@ void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, 
     char* reduced = ch.Result(rank_) + mine_off;
     ReduceInRankOrder(reduced, size_, contribution, end - begin, dtype, op);
     ScaleBuffer(reduced, end - begin, dtype, postscale);
-    auto copy = stream ? StreamBytes : CopyBytes;
-    copy(out + mine_off, reduced, mine_bytes);
+    copy_out(out + mine_off, reduced, mine_bytes);
   }
   ch.Sync("allreduce");
-  auto copy = stream ? StreamBytes : CopyBytes;
   ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
-    copy(out + off, ch.Result(r) + off, bytes);
+    copy_out(out + off, ch.Result(r) + off, bytes);
   });
   ch.Advance();
 }
@@ -343,7 +343,8 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
   // The input may alias the output (then memmove, and our part is read from the output after);
   // apart, CopyBytes: glibc's memmove copies these sizes with `rep movsb`, slow here (kernels.h).
   char* mine = out + offsets[rank_];
-  if (in + bytes[rank_] <= mine || mine + bytes[rank_] <= in) {
+  const auto in_at = reinterpret_cast<uintptr_t>(in), mine_at = reinterpret_cast<uintptr_t>(mine);
+  if (in_at + bytes[rank_] <= mine_at || mine_at + bytes[rank_] <= in_at) {
     CopyBytes(mine, in, bytes[rank_]);
   } else {
     std::memmove(mine, in, bytes[rank_]);
