@@ -166,9 +166,10 @@ class Engine {
   void CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
                  int64_t now_ms);
   // Reduces the votes over every rank by minimum. Where the transport offers an in-place round,
-  // the data of the cached allreduces this rank votes ready travels with them (Speculate), and
-  // when every rank sent all of its own, those allreduces complete from it without another
-  // round: returns every rank's published bytes then, and null otherwise.
+  // the data of the cached allreduces this rank votes ready, and of the cached broadcasts it is
+  // the root of, travels with them (Speculate), and when every rank sent all of its own, those
+  // complete from it without another round: returns every rank's published bytes then, and
+  // null otherwise.
   const char* const* ExchangeVotes(std::vector<char>& votes);
   bool Speculate(const std::vector<char>& votes, char* out, size_t room);
   // Completes the cache entries `ready` (agreed this cycle) from the data ExchangeVotes brought.

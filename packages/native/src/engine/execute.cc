@@ -127,6 +127,17 @@ void Engine::PerformSpeculated(const std::vector<size_t>& ready, const char* con
     EntryPtr& e = speculated_entries_[k];
     if (!e) continue;  // cannot happen: this rank voted it ready, so it is queued here
     const Response& response = cache_.At(ready[k]);
+    if (response.type == RequestType::kBroadcast) {
+      // From the root's published bytes; the root itself only copies to a separate output.
+      const size_t bytes = static_cast<size_t>(response.sizes[0]) * DataTypeSize(response.dtype);
+      const int root = response.root;
+      const char* from = root == config_.rank
+                             ? static_cast<const char*>(e->input)
+                             : published[root] + speculated_at_[static_cast<size_t>(root) * n + ready[k]];
+      if (bytes > 0 && e->output != from) CopyBytes(e->output, from, bytes);
+      if (e->owner) sink_->Finish(std::move(e), Status::Ok());
+      continue;
+    }
     ReduceOp op = response.reduce_op;
     double post = response.postscale;
     Normalise(op, post, size);

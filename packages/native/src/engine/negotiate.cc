@@ -36,9 +36,12 @@ constexpr int64_t kStallPollMs = 100;
 // Speculated data starts on a cache line after the votes, and each entry's on the next one.
 size_t AlignUp(size_t n) { return (n + 63) & ~size_t{63}; }
 
+// Allreduces (but float16, reduced in float32, and prescaled ones) and broadcasts, whose data the
+// root alone publishes and the others copy out.
 bool Speculable(const Response& r) {
-  return r.type == RequestType::kAllreduce && r.dtype != DataType::kFloat16 && r.prescale == 1.0 &&
-         r.process_set == 0 && r.sizes.size() == 1;
+  const bool allreduce =
+      r.type == RequestType::kAllreduce && r.dtype != DataType::kFloat16 && r.prescale == 1.0;
+  return (allreduce || r.type == RequestType::kBroadcast) && r.process_set == 0 && r.sizes.size() == 1;
 }
 
 size_t EntryBytes(const Response& r) { return static_cast<size_t>(r.sizes[0]) * DataTypeSize(r.dtype); }
@@ -240,8 +243,9 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
 }
 
 // Writes the data of every cached allreduce this rank votes ready into `out`, in index order,
-// each on its own cache line. False (and nothing to rely on) when one does not qualify or
-// they do not fit in `room`: the ready entries then run as usual after the vote.
+// each on its own cache line, and of every such broadcast this rank is the root of (the others
+// leave its place empty). False (and nothing to rely on) when one does not qualify or they do
+// not fit in `room`: the ready entries then run as usual after the vote.
 bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
   if (joined_ || timeline_.active()) return false;
   // First whether they all qualify and fit, from the cache alone: a step of many tensors (more
@@ -256,6 +260,7 @@ bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
     const size_t bytes = EntryBytes(r);
     const TensorEntry* e = queue_.Peek(r.names[0]);
     if (e == nullptr) return false;
+    if (r.type == RequestType::kBroadcast && r.root != config_.rank) return true;
     size_t copied = 0;
     auto copy = [&](const void* in, size_t n) {
       if (copied + n > bytes) return false;

@@ -24,6 +24,7 @@ struct Counts {
   std::atomic<int> gathers{0};
   std::atomic<int> allreduces{0};
   std::atomic<int> in_place{0};
+  std::atomic<int> broadcasts{0};
 };
 
 class CountingTransport : public ForwardingTransport {
@@ -42,6 +43,10 @@ class CountingTransport : public ForwardingTransport {
   const char* const* ExchangeInPlace(const char* what) override {
     ++counts_->in_place;
     return ForwardingTransport::ExchangeInPlace(what);
+  }
+  void Broadcast(void* data, size_t bytes, int root) override {
+    ++counts_->broadcasts;
+    ForwardingTransport::Broadcast(data, bytes, root);
   }
 
  private:
@@ -264,6 +269,54 @@ TEST_F(EngineCache, SmallCachedAllreducesCompleteInTheVotesRound) {
     EXPECT_EQ(counts_[r].allreduces.load(), 0) << "rank " << r;
     EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
     EXPECT_GE(counts_[r].in_place.load(), 10) << "rank " << r;
+  }
+}
+
+// Small cached broadcasts travel with the votes too: the root publishes its data beside them and
+// every other rank copies it out, so steady steps run no broadcast round and no gather. In the
+// same cycles as an allreduce, from two roots, one of them into a separate output on the root.
+TEST_F(EngineCache, SmallCachedBroadcastsCompleteInTheVotesRound) {
+  Start(3);
+  std::vector<std::vector<float>> separate(3, std::vector<float>(4));
+  for (int step = 0; step < 12; ++step) {
+    if (step == 2) {
+      for (int r = 0; r < 3; ++r) counts_[r].broadcasts = counts_[r].allreduces = counts_[r].gathers = 0;
+    }
+    const auto f = [step](int r) { return static_cast<float>(100 * r + step); };
+    for (int r = 0; r < 3; ++r) {
+      Request b = Allreduce("b", {6});
+      b.type = RequestType::kBroadcast;
+      b.root = 1;
+      ASSERT_TRUE(Submit(r, b, std::vector<float>(6, f(r))).ok());
+      // Root 0, into an output apart from the input on every rank.
+      Request c = Allreduce("c", {4});
+      c.type = RequestType::kBroadcast;
+      c.root = 0;
+      auto& in = buffers_[{r, "c"}];
+      in.assign(4, f(r) + 0.5f);
+      std::fill(separate[r].begin(), separate[r].end(), -1.0f);
+      auto e = std::make_unique<TensorEntry>();
+      e->request = c;
+      e->input = in.data();
+      e->output = separate[r].data();
+      e->owner = std::make_shared<int>(0);
+      std::vector<EntryPtr> v;
+      v.push_back(std::move(e));
+      ASSERT_TRUE(engines_[r]->Enqueue(std::move(v), true).ok());
+      ASSERT_TRUE(Submit(r, Allreduce("s", {2}), std::vector<float>(2, f(r))).ok());
+    }
+    ExpectAll("b", 6, f(1));
+    ExpectAll("c", 4, f(0) + 0.5f);
+    ExpectAll("s", 2, f(0) + f(1) + f(2));
+    for (int r = 0; r < 3; ++r) {
+      const std::vector<float>& input = buffers_[{r, "c"}];
+      ASSERT_EQ(input, std::vector<float>(4, f(r) + 0.5f)) << "input left as it was, rank " << r;
+    }
+  }
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(counts_[r].broadcasts.load(), 0) << "rank " << r;
+    EXPECT_EQ(counts_[r].allreduces.load(), 0) << "rank " << r;
+    EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
   }
 }
 
