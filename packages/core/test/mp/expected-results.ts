@@ -64,6 +64,8 @@ export function checkMatrix(job: JobResult, size: number): void {
     const sumOfRanks = (size * (size - 1)) / 2;
     expect(perRank(job, 'allreduce.scaled.float64', size)).toEqual(ranks(size).map(() => [((sumOfRanks + size) * 0.5) * 3]));
     expect(perRank(job, 'groupedAllreduce', size)).toEqual(ranks(size).map(() => [[sumOfRanks], [size, 2 * size], [sumOfRanks, size]]));
+    const repeated = Array.from({ length: 6 }, (_, it) => ranks(size).flatMap((r) => Array.from({ length: r + 1 }, (_, i) => it * 100 + r * 10 + i)));
+    expect(perRank(job, 'allgather.repeated', size)).toEqual(ranks(size).map(() => repeated));
     const large = { length: 20000 * size + (size * (size - 1)) / 2, wrong: 0 };
     expect(perRank(job, 'allgather.large', size)).toEqual(ranks(size).map(() => ({ fresh: large, into: large, same: true })));
     const badOutput = {

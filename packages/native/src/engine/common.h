@@ -85,6 +85,8 @@ const char* StatusCodeName(StatusCode code);
 bool IsValidReduceOp(int value);
 
 int64_t NumElements(const std::vector<int64_t>& shape);
+// Elements in one row of the first dimension: every dimension but the first multiplied.
+int64_t RowElements(const std::vector<int64_t>& shape);
 std::string ShapeString(const std::vector<int64_t>& shape);
 // How many arrays a request's `parts` (message.h) describes, without decoding them; 0 when its
 // ranks and dimensions do not add up or a dimension is negative.

@@ -166,14 +166,16 @@ class Engine {
   void CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
                  int64_t now_ms);
   // Reduces the votes over every rank by minimum. Where the transport offers an in-place round,
-  // the data of the cached allreduces this rank votes ready, and of the cached broadcasts it is
-  // the root of, travels with them (Speculate), and when every rank sent all of its own, those
-  // complete from it without another round: returns every rank's published bytes then, and
-  // null otherwise.
+  // the data of the cached allreduces this rank votes ready, of the cached broadcasts it is the
+  // root of and its rows of cached allgathers travels with them (Speculate), and when every
+  // rank sent all of its own, those complete from it without another round: returns every
+  // rank's published bytes then, and null otherwise.
   const char* const* ExchangeVotes(std::vector<char>& votes);
   bool Speculate(const std::vector<char>& votes, char* out, size_t room);
   // Completes the cache entries `ready` (agreed this cycle) from the data ExchangeVotes brought.
   void PerformSpeculated(const std::vector<size_t>& ready, const char* const* published);
+  void PerformSpeculatedAllgather(TensorEntry& entry, const Response& response,
+                                  const char* const* published, size_t index);
   void Perform(const Response& response);
   void ApplyTimelineRequest();
   void StartAutotune();
@@ -263,6 +265,7 @@ class Engine {
   std::vector<uint32_t> speculated_at_;
   std::vector<std::string> speculated_names_;
   std::vector<EntryPtr> speculated_entries_;
+  std::vector<size_t> gather_offsets_;  // PerformSpeculatedAllgather's, reused
   int64_t last_full_negotiation_ms_ = 0;
   std::map<int32_t, Group> groups_;  // background thread only
   std::unique_ptr<Autotuner> autotuner_;  // rank 0 with autotune on

@@ -9,12 +9,6 @@
 namespace kolo {
 namespace {
 
-int64_t RowElements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (size_t d = 1; d < shape.size(); ++d) n *= shape[d];
-  return n;
-}
-
 // Average is a sum followed by a division by the number of ranks (integers truncate).
 void Normalise(ReduceOp& op, double& postscale, int size) {
   if (op == ReduceOp::kAverage) {
@@ -138,6 +132,11 @@ void Engine::PerformSpeculated(const std::vector<size_t>& ready, const char* con
       if (e->owner) sink_->Finish(std::move(e), Status::Ok());
       continue;
     }
+    if (response.type == RequestType::kAllgather) {
+      PerformSpeculatedAllgather(*e, response, published, ready[k]);
+      if (e->owner) sink_->Finish(std::move(e), Status::Ok());
+      continue;
+    }
     ReduceOp op = response.reduce_op;
     double post = response.postscale;
     Normalise(op, post, size);
@@ -181,6 +180,36 @@ void Engine::ExecuteAllgather(Group& g, TensorEntry& entry, const Response& resp
     out = entry.result.data();
   }
   g.transport->Allgatherv(entry.input, out, counts, esize);
+}
+
+// Every rank's rows of cache entry `index` in rank order, this rank's from its input and the
+// others' from what they published, into the caller's output where it has the gathered size,
+// else into a new result, as ExecuteAllgather lays them out. This rank's own rows go first, with
+// memmove: its input may lie inside the output.
+void Engine::PerformSpeculatedAllgather(TensorEntry& entry, const Response& response,
+                                        const char* const* published, size_t index) {
+  const size_t n = cache_.size();
+  const size_t row_bytes =
+      static_cast<size_t>(RowElements(entry.request.shape)) * DataTypeSize(response.dtype);
+  std::vector<size_t>& offsets = gather_offsets_;
+  offsets.assign(response.sizes.size() + 1, 0);
+  for (size_t r = 0; r < response.sizes.size(); ++r) {
+    offsets[r + 1] = offsets[r] + static_cast<size_t>(response.sizes[r]) * row_bytes;
+  }
+  const size_t total = offsets.back();
+  entry.result_splits = response.sizes;
+  char* out = static_cast<char*>(entry.output);
+  if (out == nullptr || entry.output_bytes != total) {
+    entry.result.Allocate(total);
+    out = entry.result.data();
+  }
+  const size_t me = static_cast<size_t>(config_.rank);
+  const size_t mine = offsets[me + 1] - offsets[me];
+  if (mine > 0) std::memmove(out + offsets[me], entry.input, mine);
+  for (size_t r = 0; r + 1 < offsets.size(); ++r) {
+    const size_t bytes = offsets[r + 1] - offsets[r];
+    if (r != me && bytes > 0) CopyBytes(out + offsets[r], published[r] + speculated_at_[r * n + index], bytes);
+  }
 }
 
 void Engine::ExecuteBroadcast(Group& g, TensorEntry& entry, const Response& response) {

@@ -36,15 +36,35 @@ constexpr int64_t kStallPollMs = 100;
 // Speculated data starts on a cache line after the votes, and each entry's on the next one.
 size_t AlignUp(size_t n) { return (n + 63) & ~size_t{63}; }
 
-// Allreduces (but float16, reduced in float32, and prescaled ones) and broadcasts, whose data the
-// root alone publishes and the others copy out.
-bool Speculable(const Response& r) {
-  const bool allreduce =
-      r.type == RequestType::kAllreduce && r.dtype != DataType::kFloat16 && r.prescale == 1.0;
-  return (allreduce || r.type == RequestType::kBroadcast) && r.process_set == 0 && r.sizes.size() == 1;
+// Cache entries whose data can travel with the votes: allreduces (but float16, reduced in
+// float32, and prescaled ones); broadcasts, whose root alone publishes; and allgathers, each
+// rank publishing its own rows (the entry's row size comes from this rank's cached request).
+bool Speculable(const ResponseCache& cache, size_t i, int ranks) {
+  const Response& r = cache.At(i);
+  if (r.process_set != 0) return false;
+  switch (r.type) {
+    case RequestType::kAllreduce:
+      return r.dtype != DataType::kFloat16 && r.prescale == 1.0 && r.sizes.size() == 1;
+    case RequestType::kBroadcast:
+      return r.sizes.size() == 1;
+    case RequestType::kAllgather:
+      return r.sizes.size() == static_cast<size_t>(ranks) && cache.MineAt(i) != nullptr;
+    default:
+      return false;
+  }
 }
 
-size_t EntryBytes(const Response& r) { return static_cast<size_t>(r.sizes[0]) * DataTypeSize(r.dtype); }
+// The bytes entry i takes in a rank's published data. The same on every rank: an allgather's
+// holds the most rows any rank sends, whatever this rank sends.
+size_t EntryBytes(const ResponseCache& cache, size_t i) {
+  const Response& r = cache.At(i);
+  const size_t esize = DataTypeSize(r.dtype);
+  if (r.type != RequestType::kAllgather) return static_cast<size_t>(r.sizes[0]) * esize;
+  const Request* mine = cache.MineAt(i);
+  if (mine == nullptr) return 0;
+  const int64_t most = r.sizes.empty() ? 0 : *std::max_element(r.sizes.begin(), r.sizes.end());
+  return static_cast<size_t>(most * RowElements(mine->shape)) * esize;
+}
 
 // Calls fn(i, at) for each cache entry that `votes` (one rank's vote vector) marks ready, in index
 // order, with where that entry's data starts in the rank's published bytes, the first at `at`:
@@ -54,7 +74,7 @@ bool ForEachReady(const ResponseCache& cache, const char* votes, size_t at, Fn f
   for (size_t i = 0; i < cache.size(); ++i) {
     if (static_cast<CacheVote>(votes[kVoteHeader + i]) != CacheVote::kReady) continue;
     if (!fn(i, at)) return false;
-    at = AlignUp(at + EntryBytes(cache.At(i)));
+    at = AlignUp(at + EntryBytes(cache, i));
   }
   return true;
 }
@@ -243,24 +263,27 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
 }
 
 // Writes the data of every cached allreduce this rank votes ready into `out`, in index order,
-// each on its own cache line, and of every such broadcast this rank is the root of (the others
-// leave its place empty). False (and nothing to rely on) when one does not qualify or they do
+// each on its own cache line, of every such broadcast this rank is the root of (the others
+// leave its place empty), and its own rows of every such allgather. False (and nothing to rely on) when one does not qualify or they do
 // not fit in `room`: the ready entries then run as usual after the vote.
 bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
   if (joined_ || timeline_.active()) return false;
   // First whether they all qualify and fit, from the cache alone: a step of many tensors (more
   // than fits) then costs a walk over the votes, not the copies of the first few.
   const bool fits = ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {
-    const Response& r = cache_.At(i);
-    return Speculable(r) && at + EntryBytes(r) <= room;
+    return Speculable(cache_, i, config_.size) && at + EntryBytes(cache_, i) <= room;
   });
   if (!fits) return false;
   return ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {
     const Response& r = cache_.At(i);
-    const size_t bytes = EntryBytes(r);
     const TensorEntry* e = queue_.Peek(r.names[0]);
     if (e == nullptr) return false;
     if (r.type == RequestType::kBroadcast && r.root != config_.rank) return true;
+    // All of an allreduce or a broadcast's bytes; an allgather's own rows.
+    const size_t bytes = r.type == RequestType::kAllgather
+                             ? static_cast<size_t>(r.sizes[static_cast<size_t>(config_.rank)] *
+                                                   RowElements(e->request.shape)) * DataTypeSize(r.dtype)
+                             : EntryBytes(cache_, i);
     size_t copied = 0;
     auto copy = [&](const void* in, size_t n) {
       if (copied + n > bytes) return false;

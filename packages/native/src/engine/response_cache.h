@@ -59,6 +59,11 @@ class ResponseCache {
   void Evict(size_t index);
   // The single-name response of entry `index`.
   const Response& At(size_t index) const { return entries_[index].response; }
+  // This rank's own request for entry `index` as it was cached, or null.
+  const Request* MineAt(size_t index) const {
+    const std::optional<Request>& mine = entries_[index].mine;
+    return mine ? &*mine : nullptr;
+  }
   const std::string& NameAt(size_t index) const { return entries_[index].response.names[0]; }
   bool Live(size_t index) const { return entries_[index].live; }
   size_t size() const { return entries_.size(); }

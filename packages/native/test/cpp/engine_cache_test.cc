@@ -25,6 +25,7 @@ struct Counts {
   std::atomic<int> allreduces{0};
   std::atomic<int> in_place{0};
   std::atomic<int> broadcasts{0};
+  std::atomic<int> allgathers{0};
 };
 
 class CountingTransport : public ForwardingTransport {
@@ -47,6 +48,10 @@ class CountingTransport : public ForwardingTransport {
   void Broadcast(void* data, size_t bytes, int root) override {
     ++counts_->broadcasts;
     ForwardingTransport::Broadcast(data, bytes, root);
+  }
+  void Allgatherv(const void* in, void* out, const std::vector<size_t>& counts, size_t esize) override {
+    ++counts_->allgathers;
+    ForwardingTransport::Allgatherv(in, out, counts, esize);
   }
 
  private:
@@ -315,6 +320,58 @@ TEST_F(EngineCache, SmallCachedBroadcastsCompleteInTheVotesRound) {
   }
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(counts_[r].broadcasts.load(), 0) << "rank " << r;
+    EXPECT_EQ(counts_[r].allreduces.load(), 0) << "rank " << r;
+    EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
+  }
+}
+
+// Small cached allgathers travel with the votes as well: each rank publishes its own rows (rank r
+// sends r + 1 rows here, so the ranks' shares differ) and every rank lays all of them out in
+// rank order, into its output where it gave one of the gathered size (rank 0) or a new result.
+TEST_F(EngineCache, SmallCachedAllgathersCompleteInTheVotesRound) {
+  Start(3);
+  std::vector<float> into(2 * (1 + 2 + 3));
+  for (int step = 0; step < 12; ++step) {
+    if (step == 2) {
+      for (int r = 0; r < 3; ++r) counts_[r].allgathers = counts_[r].allreduces = counts_[r].gathers = 0;
+    }
+    auto value = [step](int r, int i) { return static_cast<float>(100 * step + 10 * r + i); };
+    std::fill(into.begin(), into.end(), -1.0f);
+    for (int r = 0; r < 3; ++r) {
+      Request g = Allreduce("g", {r + 1, 2});
+      g.type = RequestType::kAllgather;
+      auto& in = buffers_[{r, "g"}];
+      in.resize(static_cast<size_t>(2 * (r + 1)));
+      for (size_t i = 0; i < in.size(); ++i) in[i] = value(r, static_cast<int>(i));
+      auto e = std::make_unique<TensorEntry>();
+      e->request = g;
+      e->input = in.data();
+      if (r == 0) {
+        e->output = into.data();
+        e->output_bytes = into.size() * sizeof(float);
+      }
+      e->owner = std::make_shared<int>(0);
+      std::vector<EntryPtr> v;
+      v.push_back(std::move(e));
+      ASSERT_TRUE(engines_[r]->Enqueue(std::move(v), true).ok());
+      ASSERT_TRUE(Submit(r, Allreduce("s", {2}), std::vector<float>(2, static_cast<float>(r + step))).ok());
+    }
+    std::vector<float> want;
+    for (int q = 0; q < 3; ++q) {
+      for (int i = 0; i < 2 * (q + 1); ++i) want.push_back(value(q, i));
+    }
+    for (int r = 0; r < 3; ++r) {
+      auto [entry, status] = sinks_[r]->Wait("g");
+      ASSERT_TRUE(status.ok()) << status.message;
+      ASSERT_EQ(entry->result_splits, (std::vector<int64_t>{1, 2, 3})) << "step " << step << " rank " << r;
+      const float* got = r == 0 ? into.data() : reinterpret_cast<const float*>(entry->result.data());
+      ASSERT_EQ(r == 0 ? entry->result.size() : entry->result.size() / sizeof(float), r == 0 ? 0 : want.size());
+      ASSERT_EQ(std::vector<float>(got, got + want.size()), want) << "step " << step << " rank " << r;
+    }
+    ExpectAll("s", 2, static_cast<float>(3 * step + 3));
+  }
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(counts_[r].allgathers.load(), 0) << "rank " << r;
     EXPECT_EQ(counts_[r].allreduces.load(), 0) << "rank " << r;
     EXPECT_EQ(counts_[r].gathers.load(), 0) << "rank " << r;
   }

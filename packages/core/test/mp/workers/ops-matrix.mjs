@@ -58,6 +58,20 @@ const emptyGather = await kolo.allgather(new Int32Array(0), { shape: [0, 3], nam
 const emptyBcast = await kolo.broadcast(new Float64Array(0), { root: 0, name: 'empty.bcast' });
 report('empty', { sum: emptySum.length, gather: emptyGather.shape, bcast: emptyBcast.length });
 
+// The same small allgather six times (cached after the first: on shared memory its rows then
+// travel with the votes), rank r sending r + 1 values that change every time; rank 0 gathers
+// into its own output.
+{
+  const rounds = [];
+  const own = new Float32Array((size * (size + 1)) / 2);
+  for (let it = 0; it < 6; it += 1) {
+    const mine = Float32Array.from({ length: rank + 1 }, (_, i) => it * 100 + rank * 10 + i);
+    const got = await kolo.allgather(mine, { name: 'rep.gather', output: rank === 0 ? own : undefined });
+    rounds.push(Array.from(got.data));
+  }
+  report('allgather.repeated', rounds);
+}
+
 // A large allgather (rank r sends 20000 + r floats, 80 KiB and up: the engine's buffer becomes
 // the result's memory) and the same into an output; each element counted against its value.
 {
