@@ -2,7 +2,7 @@
 // size/n), GB = 1e9, busbw = algbw * (n-1)/n.
 // Run through the root script: npm run bench -- allgather [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
-import { warmUp } from './warm-up.mjs';
+import { medianMicros, warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -34,14 +34,7 @@ for (let step = minBytes; step <= maxBytes; step *= 4) {
   // one preempted iteration on a shared machine does not move.
   const iters = Math.max(5, Math.min(2000, Math.floor((256 * 1024 * 1024) / bytes / 4)));
   const options = { name: 'bench', output: newArrays ? undefined : new Float32Array(count) };
-  for (let i = 0; i < 3; i += 1) await kolo.allgather(data, options);
-  const times = [];
-  for (let i = 0; i < iters; i += 1) {
-    const t0 = process.hrtime.bigint();
-    await kolo.allgather(data, options);
-    times.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-  const us = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  const us = await medianMicros(iters, () => kolo.allgather(data, options));
   // Rank r's block holds r + 1 everywhere.
   options.output?.fill(0);
   const out = (await kolo.allgather(data, options)).data;

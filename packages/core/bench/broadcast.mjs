@@ -2,7 +2,7 @@
 // busbw = algbw.
 // Run through the root script: npm run bench -- broadcast [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
-import { warmUp } from './warm-up.mjs';
+import { medianMicros, warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -30,14 +30,7 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= 4) {
   const options = { root, output: data, name: 'bench' };
   // As the allreduce bench: up to 2000 iterations, and the median of per-iteration times.
   const iters = Math.max(5, Math.min(2000, Math.floor((256 * 1024 * 1024) / bytes / 4)));
-  for (let i = 0; i < 3; i += 1) await kolo.broadcast(data, options);
-  const times = [];
-  for (let i = 0; i < iters; i += 1) {
-    const t0 = process.hrtime.bigint();
-    await kolo.broadcast(data, options);
-    times.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-  const us = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  const us = await medianMicros(iters, () => kolo.broadcast(data, options));
   if (rank !== root) data.fill(0);
   await kolo.broadcast(data, options);
   let wrong = 0;

@@ -2,6 +2,7 @@
 // background thread, which on a small machine competes with the ranks themselves for the first
 // second or so. Benchmarks that time only a few hundred calls would measure that phase (a C
 // baseline has none), so each worker first repeats its call for at least `ms` milliseconds.
+// Also the per-call median timing the allgather and broadcast benches share.
 import { performance } from 'node:perf_hooks';
 import * as kolo from '@kolo/core';
 
@@ -21,4 +22,22 @@ export async function warmUp(fn, { ms = 1000, round = 500 } = {}) {
     kolo.allreduceSync(flag, { op: 'min', output: flag, name: 'bench.warmed' });
     if (flag[0] === 1) return;
   }
+}
+
+/**
+ * Calls `fn` (awaited) 3 times, then `iters` times timed one by one, and returns the median in
+ * µs: one preempted call on a shared machine does not move it, as in the C/C++ baselines.
+ *
+ * @example
+ * const us = await medianMicros(2000, () => kolo.broadcast(x, { root: 0, output: x, name: 'b' }));
+ */
+export async function medianMicros(iters, fn) {
+  for (let i = 0; i < 3; i += 1) await fn();
+  const times = [];
+  for (let i = 0; i < iters; i += 1) {
+    const t0 = process.hrtime.bigint();
+    await fn();
+    times.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
 }

@@ -32,18 +32,7 @@ int main(int argc, char** argv) {
       opts.setOutput(out.data(), out.size());
       gloo::allgather(opts);
     };
-    for (int w = 0; w < 3; ++w) run();
-    gloo::BarrierOptions barrier(context);
-    gloo::barrier(barrier);
-    // The median of per-iteration times, like Kolo's bench.
-    std::vector<double> times;
-    for (long i = 0; i < iters; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      run();
-      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(times.begin(), times.end());
-    const double us = times[times.size() / 2];
+    const double us = MedianMicros(b, iters, run);
     long wrong = 0;
     for (long i = 0; i < static_cast<long>(out.size()); ++i) wrong += out[i] != static_cast<float>(i / per_rank + 1);
     if (rank == 0) std::printf("BENCH {\"bytes\":%ld,\"us\":%.3f,\"wrong\":%ld}\n", bytes, us, wrong);

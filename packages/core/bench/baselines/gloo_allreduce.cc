@@ -39,19 +39,7 @@ int main(int argc, char** argv) {
       opts.setReduceFunction(static_cast<Fn>(&gloo::sum<float>));
       gloo::allreduce(opts);
     };
-    run();
-    gloo::BarrierOptions barrier(context);
-    gloo::barrier(barrier);
-    // The median of per-iteration times, like Kolo's bench: one preempted iteration on a shared
-    // machine does not move it.
-    std::vector<double> times;
-    for (long i = 0; i < iters; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
-      run();
-      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(times.begin(), times.end());
-    double us = times[times.size() / 2];
+    const double us = MedianMicros(b, iters, run);
     if (rank == 0) std::printf("BENCH {\"bytes\":%ld,\"us\":%.3f}\n", bytes, us);
   }
   return 0;

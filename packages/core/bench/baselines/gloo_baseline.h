@@ -1,5 +1,6 @@
 // Shared by the raw-Gloo baselines: the command line <rank> <size> <store dir> [min bytes]
-// [max bytes] and a full-mesh TCP context on 127.0.0.1, rendezvoused through a file store.
+// [max bytes], a full-mesh TCP context on 127.0.0.1, rendezvoused through a file store, and the
+// timing of one size.
 #pragma once
 
 #include <gloo/rendezvous/context.h>
@@ -7,8 +8,13 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <gloo/barrier.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 struct GlooBaseline {
   int rank;
@@ -29,4 +35,22 @@ inline GlooBaseline ConnectGlooBaseline(int argc, char** argv) {
   b.context = std::make_shared<gloo::rendezvous::Context>(b.rank, b.size);
   b.context->connectFullMesh(store, device);
   return b;
+}
+
+// Runs `run` 3 times, meets the other ranks at a barrier, then returns the median of `iters`
+// timed runs in µs, like Kolo's bench: one preempted iteration on a shared machine does not
+// move it.
+template <typename Run>
+double MedianMicros(const GlooBaseline& b, long iters, Run run) {
+  for (int w = 0; w < 3; ++w) run();
+  gloo::BarrierOptions barrier(b.context);
+  gloo::barrier(barrier);
+  std::vector<double> times;
+  for (long i = 0; i < iters; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
 }

@@ -29,18 +29,7 @@ int main(int argc, char** argv) {
       opts.setRoot(0);
       gloo::broadcast(opts);
     };
-    for (int w = 0; w < 3; ++w) run();
-    gloo::BarrierOptions barrier(context);
-    gloo::barrier(barrier);
-    // The median of per-iteration times, like Kolo's bench.
-    std::vector<double> times;
-    for (long i = 0; i < iters; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      run();
-      times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(times.begin(), times.end());
-    const double us = times[times.size() / 2];
+    const double us = MedianMicros(b, iters, run);
     long wrong = 0;
     for (float v : data) wrong += v != 7.0f;
     long theirs = wrong;
