@@ -125,9 +125,8 @@ void Engine::PerformSpeculated(const std::vector<size_t>& ready, const char* con
       // From the root's published bytes; the root itself only copies to a separate output.
       const size_t bytes = static_cast<size_t>(response.sizes[0]) * DataTypeSize(response.dtype);
       const int root = response.root;
-      const char* from = root == config_.rank
-                             ? static_cast<const char*>(e->input)
-                             : published[root] + speculated_at_[static_cast<size_t>(root) * n + ready[k]];
+      const size_t at = speculated_at_[static_cast<size_t>(root) * n + ready[k]];
+      const char* from = root == config_.rank ? static_cast<const char*>(e->input) : published[root] + at;
       if (bytes > 0 && e->output != from) CopyBytes(e->output, from, bytes);
       if (e->owner) sink_->Finish(std::move(e), Status::Ok());
       continue;
@@ -208,7 +207,8 @@ void Engine::PerformSpeculatedAllgather(TensorEntry& entry, const Response& resp
   if (mine > 0) std::memmove(out + offsets[me], entry.input, mine);
   for (size_t r = 0; r + 1 < offsets.size(); ++r) {
     const size_t bytes = offsets[r + 1] - offsets[r];
-    if (r != me && bytes > 0) CopyBytes(out + offsets[r], published[r] + speculated_at_[r * n + index], bytes);
+    if (r == me || bytes == 0) continue;
+    CopyBytes(out + offsets[r], published[r] + speculated_at_[r * n + index], bytes);
   }
 }
 

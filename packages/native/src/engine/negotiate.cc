@@ -264,8 +264,9 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
 
 // Writes the data of every cached allreduce this rank votes ready into `out`, in index order,
 // each on its own cache line, of every such broadcast this rank is the root of (the others
-// leave its place empty), and its own rows of every such allgather. False (and nothing to rely on) when one does not qualify or they do
-// not fit in `room`: the ready entries then run as usual after the vote.
+// leave its place empty), and its own rows of every such allgather. False (and nothing to rely
+// on) when one does not qualify or they do not fit in `room`: the ready entries then run as
+// usual after the vote.
 bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
   if (joined_ || timeline_.active()) return false;
   // First whether they all qualify and fit, from the cache alone: a step of many tensors (more
@@ -280,10 +281,10 @@ bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
     if (e == nullptr) return false;
     if (r.type == RequestType::kBroadcast && r.root != config_.rank) return true;
     // All of an allreduce or a broadcast's bytes; an allgather's own rows.
-    const size_t bytes = r.type == RequestType::kAllgather
-                             ? static_cast<size_t>(r.sizes[static_cast<size_t>(config_.rank)] *
-                                                   RowElements(e->request.shape)) * DataTypeSize(r.dtype)
-                             : EntryBytes(cache_, i);
+    const size_t bytes =
+        r.type == RequestType::kAllgather
+            ? static_cast<size_t>(NumElements(e->request.shape)) * DataTypeSize(r.dtype)
+            : EntryBytes(cache_, i);
     size_t copied = 0;
     auto copy = [&](const void* in, size_t n) {
       if (copied + n > bytes) return false;
