@@ -9,6 +9,15 @@
 namespace kolo {
 namespace {
 
+// Where an allgather of `total` bytes goes: the caller's output where it has exactly that size
+// (the binding then returns no data), else a new result, which the caller refuses when it passed
+// an output of another size.
+char* GatherDestination(TensorEntry& entry, size_t total) {
+  if (entry.output != nullptr && entry.output_bytes == total) return static_cast<char*>(entry.output);
+  entry.result.Allocate(total);
+  return entry.result.data();
+}
+
 // Average is a sum followed by a division by the number of ranks (integers truncate).
 void Normalise(ReduceOp& op, double& postscale, int size) {
   if (op == ReduceOp::kAverage) {
@@ -171,19 +180,11 @@ void Engine::ExecuteAllgather(Group& g, TensorEntry& entry, const Response& resp
     total += counts.back();
   }
   entry.result_splits = response.sizes;
-  // Into the caller's output where it has the gathered size (the binding then returns no data),
-  // else into a new buffer, which the caller refuses when it passed an output of another size.
-  void* out = entry.output;
-  if (out == nullptr || entry.output_bytes != total * esize) {
-    entry.result.Allocate(total * esize);
-    out = entry.result.data();
-  }
-  g.transport->Allgatherv(entry.input, out, counts, esize);
+  g.transport->Allgatherv(entry.input, GatherDestination(entry, total * esize), counts, esize);
 }
 
 // Every rank's rows of cache entry `index` in rank order, this rank's from its input and the
-// others' from what they published, into the caller's output where it has the gathered size,
-// else into a new result, as ExecuteAllgather lays them out. This rank's own rows go first, with
+// others' from what they published, where ExecuteAllgather would put them. This rank's own rows go first, with
 // memmove: its input may lie inside the output.
 void Engine::PerformSpeculatedAllgather(TensorEntry& entry, const Response& response,
                                         const char* const* published, size_t index) {
@@ -195,13 +196,8 @@ void Engine::PerformSpeculatedAllgather(TensorEntry& entry, const Response& resp
   for (size_t r = 0; r < response.sizes.size(); ++r) {
     offsets[r + 1] = offsets[r] + static_cast<size_t>(response.sizes[r]) * row_bytes;
   }
-  const size_t total = offsets.back();
   entry.result_splits = response.sizes;
-  char* out = static_cast<char*>(entry.output);
-  if (out == nullptr || entry.output_bytes != total) {
-    entry.result.Allocate(total);
-    out = entry.result.data();
-  }
+  char* out = GatherDestination(entry, offsets.back());
   const size_t me = static_cast<size_t>(config_.rank);
   const size_t mine = offsets[me + 1] - offsets[me];
   if (mine > 0) std::memmove(out + offsets[me], entry.input, mine);

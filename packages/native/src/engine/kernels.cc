@@ -1,5 +1,7 @@
 #include "engine/kernels.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -13,42 +15,30 @@ namespace {
 
 #if defined(__x86_64__)
 // Four 32-byte loads, then four stores, per step; the tail (under 128 bytes) goes to memcpy,
-// which moves small sizes with vector registers, not `rep movsb`.
-__attribute__((target("avx2"))) void CopyAvx2(char* dst, const char* src, size_t bytes) {
+// which moves small sizes with vector registers, not `rep movsb`. `kStream`: the stores bypass
+// the cache (non-temporal), from the first 32-byte boundary of `dst` (the head goes to memcpy
+// too), and a fence orders them before whatever this thread stores next (a barrier's arrival).
+template <bool kStream>
+__attribute__((target("avx2"))) void MoveAvx2(char* dst, const char* src, size_t bytes) {
   size_t i = 0;
+  if constexpr (kStream) {
+    i = std::min(bytes, (32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31);
+    if (i > 0) std::memcpy(dst, src, i);
+  }
   for (; i + 128 <= bytes; i += 128) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
-    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
-    const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), a);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i + 32), b);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i + 64), c);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i + 96), d);
+    __m256i v[4];
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32 * k));
+    for (int k = 0; k < 4; ++k) {
+      auto* to = reinterpret_cast<__m256i*>(dst + i + 32 * k);
+      if constexpr (kStream) {
+        _mm256_stream_si256(to, v[k]);
+      } else {
+        _mm256_storeu_si256(to, v[k]);
+      }
+    }
   }
   if (i < bytes) std::memcpy(dst + i, src + i, bytes - i);
-}
-
-// As CopyAvx2, but the stores bypass the cache (non-temporal): no read of each destination line
-// before it is written, and no eviction of what the cache holds. From the first 32-byte boundary
-// of `dst`; the head and the tail go to memcpy. The fence orders the streamed stores before
-// whatever this thread stores next (a barrier's arrival, say).
-__attribute__((target("avx2"))) void StreamAvx2(char* dst, const char* src, size_t bytes) {
-  size_t i = (32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31;
-  if (i > bytes) i = bytes;
-  if (i > 0) std::memcpy(dst, src, i);
-  for (; i + 128 <= bytes; i += 128) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
-    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
-    const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), a);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), b);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), c);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), d);
-  }
-  if (i < bytes) std::memcpy(dst + i, src + i, bytes - i);
-  _mm_sfence();
+  if constexpr (kStream) _mm_sfence();
 }
 
 // __builtin_cpu_init first: this runs as a static initializer, possibly before libgcc's own.
@@ -114,7 +104,7 @@ void CopyBytes(void* dst, const void* src, size_t bytes) {
 #if defined(__x86_64__)
   // Below 1 KiB glibc does not use `rep movsb` and the call is as fast.
   if (kHasAvx2 && bytes >= 1024) {
-    CopyAvx2(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
+    MoveAvx2<false>(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
     return;
   }
 #endif
@@ -124,7 +114,7 @@ void CopyBytes(void* dst, const void* src, size_t bytes) {
 void StreamBytes(void* dst, const void* src, size_t bytes) {
 #if defined(__x86_64__)
   if (kHasAvx2 && bytes >= 1024) {
-    StreamAvx2(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
+    MoveAvx2<true>(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
     return;
   }
 #endif

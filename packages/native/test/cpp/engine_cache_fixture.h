@@ -132,14 +132,22 @@ class EngineCache : public ::testing::Test {
     }
   }
 
-  // Submits one allreduce on `rank` whose data lives in `buffers_`.
+  // Submits one request on `rank` whose data lives in `buffers_`, in place.
   Status Submit(int rank, Request r, std::vector<float> data, bool wake = true) {
     auto& buf = buffers_[{rank, r.name}];
     buf = std::move(data);
+    return SubmitEntry(rank, std::move(r), buf.data(), buf.data(), 0, wake);
+  }
+
+  // Submits one request on `rank` reading `input` and writing `output` as given (an allgather's
+  // output is `output_bytes` long; null means none).
+  Status SubmitEntry(int rank, Request r, const void* input, void* output, size_t output_bytes = 0,
+                     bool wake = true) {
     auto e = std::make_unique<TensorEntry>();
-    e->request = r;
-    e->input = buf.data();
-    e->output = buf.data();
+    e->request = std::move(r);
+    e->input = input;
+    e->output = output;
+    e->output_bytes = output_bytes;
     e->owner = std::make_shared<int>(0);
     std::vector<EntryPtr> v;
     v.push_back(std::move(e));

@@ -60,14 +60,7 @@ TEST_F(EngineVotes, SmallCachedBroadcastsCompleteInTheVotesRound) {
       auto& in = buffers_[{r, "c"}];
       in.assign(4, f(r) + 0.5f);
       std::fill(separate[r].begin(), separate[r].end(), -1.0f);
-      auto e = std::make_unique<TensorEntry>();
-      e->request = c;
-      e->input = in.data();
-      e->output = separate[r].data();
-      e->owner = std::make_shared<int>(0);
-      std::vector<EntryPtr> v;
-      v.push_back(std::move(e));
-      ASSERT_TRUE(engines_[r]->Enqueue(std::move(v), true).ok());
+      ASSERT_TRUE(SubmitEntry(r, c, in.data(), separate[r].data()).ok());
       ASSERT_TRUE(Submit(r, Allreduce("s", {2}), std::vector<float>(2, f(r))).ok());
     }
     ExpectAll("b", 6, f(1));
@@ -103,17 +96,9 @@ TEST_F(EngineVotes, SmallCachedAllgathersCompleteInTheVotesRound) {
       auto& in = buffers_[{r, "g"}];
       in.resize(static_cast<size_t>(2 * (r + 1)));
       for (size_t i = 0; i < in.size(); ++i) in[i] = value(r, static_cast<int>(i));
-      auto e = std::make_unique<TensorEntry>();
-      e->request = g;
-      e->input = in.data();
-      if (r == 0) {
-        e->output = into.data();
-        e->output_bytes = into.size() * sizeof(float);
-      }
-      e->owner = std::make_shared<int>(0);
-      std::vector<EntryPtr> v;
-      v.push_back(std::move(e));
-      ASSERT_TRUE(engines_[r]->Enqueue(std::move(v), true).ok());
+      // Rank 0 gathers into `into`; the others into a new result.
+      const bool own = r == 0;
+      ASSERT_TRUE(SubmitEntry(r, g, in.data(), own ? into.data() : nullptr, own ? into.size() * sizeof(float) : 0).ok());
       ASSERT_TRUE(Submit(r, Allreduce("s", {2}), std::vector<float>(2, static_cast<float>(r + step))).ok());
     }
     std::vector<float> want;
