@@ -9,10 +9,12 @@ export interface RankLine {
 /**
  * The tag `mpirun --tag-output` puts before every fragment it forwards: `[1,0]<stdout>:` in Open
  * MPI 4 (checked here against 4.1.4). Open MPI 5's runtime (PRRTE) names the job differently and
- * may put a space after the colon, so from 5 on one space there is taken as part of the tag.
+ * may put a space after the colon, so from 5 on one space there is taken as part of the tag. The
+ * job's name holds no `[`: a fragment that ends in one (`"value":[` of a JSON line) is followed
+ * by the next tag, and a name that could start there would swallow that `[` into the tag.
  */
 export function mpirunTagPattern(openMpiMajor: number): RegExp {
-  return new RegExp(`\\[[^\\],\\s]+,(\\d+)\\]<(?:stdout|stderr|stddiag)>:${openMpiMajor >= 5 ? ' ?' : ''}`);
+  return new RegExp(`\\[[^\\[\\],\\s]+,(\\d+)\\]<(?:stdout|stderr|stddiag)>:${openMpiMajor >= 5 ? ' ?' : ''}`);
 }
 
 /**

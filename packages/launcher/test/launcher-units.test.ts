@@ -131,6 +131,16 @@ describe('line output', () => {
     expect(five.flush()).toEqual([]);
   });
 
+  it('keeps a `[` that ends a fragment right before the next tag', () => {
+    // A RESULT line that rank 1 wrote in two pieces, cut right after a '[' (an ops-matrix run lost
+    // that '[' when the tag pattern let the job's name start with one).
+    const joiner = new MpirunOutputJoiner(mpirunTagPattern(4));
+    const lines = joiner.push(Buffer.from('[1,1]<stdout>:{"value":[[1],[2,4],[[1,0]<stdout>:x\n[1,1]<stdout>:1,2]]}\n'));
+    expect(lines.map(({ rank, line }) => [rank, line.toString()])).toEqual([[0, 'x'], [1, '{"value":[[1],[2,4],[1,2]]}']]);
+    const five = new MpirunOutputJoiner(mpirunTagPattern(5));
+    expect(five.push(Buffer.from('[prterun-n1-77@1,0]<stdout>: [[prterun-n1-77@1,0]<stdout>: 1]\n')).map(({ line }) => line.toString())).toEqual(['[1]']);
+  });
+
   it('keeps the last N lines, including an unterminated one', () => {
     const tail = new LineTail(2);
     tail.push(Buffer.from('1\n2\n3\npar'));
