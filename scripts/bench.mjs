@@ -10,8 +10,8 @@
 // first column's bus bandwidth to each other column's. allreduce reduces into a separate output,
 // Kolo and the C/C++ baselines alike; KOLO_BENCH_IN_PLACE=1 makes them all reduce in place
 // (torch's all_reduce always does). The table's columns each run --rounds times, interleaved
-// (default 3), and report medians over rounds, with each ratio's range. fusion, e2e and memory
-// print tables of their own: their drivers (listed below) launch the workers and take their own
+// (default 3), and report medians over rounds, with each ratio's range. fusion, phases, e2e and
+// memory print tables of their own: their drivers (listed below) launch the workers and take their own
 // options.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
@@ -25,6 +25,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'packages', 'core', 'bench');
 const drivers = {
   fusion: join(benchDir, 'drivers', 'fusion.mjs'),
+  phases: join(benchDir, 'drivers', 'phases.mjs'),
   e2e: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'e2e.mjs'),
   memory: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'memory.mjs'),
 };

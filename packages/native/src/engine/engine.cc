@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/kernels.h"
+#include "engine/trace_points.h"
 
 namespace kolo {
 
@@ -39,7 +40,10 @@ Engine::Engine(EngineConfig config, Connector connect, CompletionSink* sink)
       cache_(config.response_cache_capacity) {
   if (!config_.timeline_path.empty()) SetTimeline(config_.timeline_path, config_.timeline_mark_cycles);
   StartAutotune();
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    KOLO_TRACE_BACKGROUND();
+    Run();
+  });
 }
 
 void Engine::SetTimeline(const std::string& path, bool mark_cycles) {
@@ -67,6 +71,7 @@ void Engine::ApplyTimelineRequest() {
 Engine::~Engine() {
   RequestShutdown();
   Join();
+  KOLO_TRACE_DUMP(config_.rank);
 }
 
 void Engine::RequestShutdown() {
@@ -115,6 +120,7 @@ void Engine::WaitForWork() {
            (drivers_.load() == 0 && queue_.InFlight() > queue_.Unsent());
   });
   wake_pending_ = false;
+  KOLO_TRACE_POINT("woken");
 }
 
 void Engine::Run() {
@@ -294,6 +300,7 @@ bool Engine::RunCycle() {
   }
   next_cycle_ = now + cycle;
 
+  KOLO_TRACE_POINT("cycle");
   queue_.PopRequests(popped_);
   for (const Request* r : popped_) {
     if (r->type == RequestType::kJoin) joined_ = true;
@@ -307,10 +314,12 @@ bool Engine::RunCycle() {
   ResponseList responses = Negotiate(popped_, shutdown_requested_, &hits);
   popped_.clear();  // the cycle is about to take their entries
   last_cycle_quiet_ = responses.quiet;
+  KOLO_TRACE_POINT("negotiated");
   if (hits != nullptr) {
     for (const Response& response : *hits) Perform(response);
   }
   for (const Response& response : responses.responses) Perform(response);
+  KOLO_TRACE_POINT("performed");
   Tune(now);
   timeline_.Flush();
   sink_->EndOfCycle();

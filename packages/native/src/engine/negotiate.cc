@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "engine/engine.h"
+#include "engine/trace_points.h"
 
 namespace kolo {
 namespace {
@@ -239,7 +240,9 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
   char* box = t.InPlaceOutbox();
   votes[kSpeculatedByte] = Speculate(votes, box + start, room - start) ? 1 : 0;
   std::memcpy(box, votes.data(), votes.size());
+  KOLO_TRACE_POINT("votes-out");
   const char* const* all = t.ExchangeInPlace("negotiation");
+  KOLO_TRACE_POINT("votes-in");
   // The size is read once: writes through a char pointer could alias the vector's own fields,
   // which kept the compiler from vectorizing a loop that re-read it every byte.
   auto* min = reinterpret_cast<uint8_t*>(votes.data());

@@ -1,0 +1,56 @@
+// Worker of `npm run bench -- phases` (drivers/phases.mjs, which runs it on an addon built with
+// the phase trace points): repeats one small collective back to back, awaited or blocking, so the
+// trace shows where each call's time goes. KOLO_BENCH_PHASE_OP (allreduce, allgather, broadcast),
+// KOLO_BENCH_PHASE_BYTES, KOLO_BENCH_SYNC=1 for the blocking call, KOLO_BENCH_ITERS.
+import * as kolo from '@kolo/core';
+import { median } from './drivers/launch.mjs';
+import { warmUp } from './warm-up.mjs';
+
+await kolo.init();
+const rank = kolo.rank();
+const size = kolo.size();
+const op = process.env.KOLO_BENCH_PHASE_OP ?? 'allreduce';
+const bytes = Number(process.env.KOLO_BENCH_PHASE_BYTES ?? 4096);
+const sync = process.env.KOLO_BENCH_SYNC === '1';
+const iters = Number(process.env.KOLO_BENCH_ITERS ?? 3000);
+
+// Each call as the bench of its collective makes it: allreduce into a separate output, allgather
+// into a preallocated output (each rank sends bytes / size), broadcast in place from rank 0.
+const elements = Math.max(1, Math.floor(bytes / 4));
+const data = new Float32Array(op === 'allgather' ? Math.max(1, Math.floor(elements / size)) : elements).fill(rank + 1);
+const output = new Float32Array(op === 'allgather' ? data.length * size : elements);
+const calls = {
+  allreduce: [
+    () => kolo.allreduce(data, { op: 'sum', output, name: 'phases' }),
+    () => kolo.allreduceSync(data, { op: 'sum', output, name: 'phases' }),
+  ],
+  allgather: [
+    () => kolo.allgather(data, { output, name: 'phases' }),
+    () => kolo.allgatherSync(data, { output, name: 'phases' }),
+  ],
+  broadcast: [
+    () => kolo.broadcast(data, { root: 0, output: data, name: 'phases' }),
+    () => kolo.broadcastSync(data, { root: 0, output: data, name: 'phases' }),
+  ],
+};
+if (!Object.hasOwn(calls, op)) throw new Error(`KOLO_BENCH_PHASE_OP: expected allreduce, allgather or broadcast, got '${op}'`);
+const [awaited, blocking] = calls[op];
+const call = sync ? blocking : awaited;
+
+await warmUp(call);
+const times = [];
+if (sync) {
+  for (let i = 0; i < iters; i += 1) {
+    const t0 = process.hrtime.bigint();
+    call();
+    times.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+} else {
+  for (let i = 0; i < iters; i += 1) {
+    const t0 = process.hrtime.bigint();
+    await call();
+    times.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+}
+if (rank === 0) console.log(`BENCH ${JSON.stringify({ op, bytes, sync, np: size, iters, us: median(times) })}`);
+await kolo.shutdown();
