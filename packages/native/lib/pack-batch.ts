@@ -1,4 +1,5 @@
 import type { HostArray, NativeBinding, NativeCall, NativeEngine, NativeParts, NativeRequest, NativeResult, NativeSettle } from './binding.js';
+import { oneResult } from './results.js';
 
 /**
  * What the addon's `enqueuePacked` takes: the calls of one `enqueueBatch` with every number of
@@ -139,6 +140,7 @@ type BatchArguments = [numbers: Float64Array, names: string, count: number, arra
 type AddonEngine = Omit<NativeEngine, 'enqueueBatch' | 'enqueueSync'> & {
   enqueuePacked(...args: [...BatchArguments, settle: NativeSettle, ...arrays: (HostArray | undefined)[]]): void;
   enqueueSyncPacked(...args: [...BatchArguments, ...arrays: (HostArray | undefined)[]]): NativeResult[];
+  useResultMaker?(maker: typeof oneResult): void;
 };
 
 /** The most arrays passed as arguments; a larger batch's are read from `batch.arrays`. */
@@ -162,7 +164,8 @@ function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grou
 /**
  * Completes the addon to the NativeBinding contract: its engines get `enqueueBatch` and
  * `enqueueSync`, which pack the calls and hand them to `enqueuePacked` and `enqueueSyncPacked`
- * (defined once, on the engines' shared prototype).
+ * (defined once, on the engines' shared prototype), and each engine builds results with
+ * {@link oneResult}.
  *
  * @example
  * ```ts
@@ -176,6 +179,7 @@ export function withEnqueueBatch(addon: NativeBinding): NativeBinding {
     capabilities: addon.capabilities.bind(addon),
     startEngine: async (config) => {
       const engine = await startEngine(config);
+      (engine as unknown as AddonEngine).useResultMaker?.(oneResult);
       const prototype = Object.getPrototypeOf(engine) as object;
       if (!Object.hasOwn(prototype, 'enqueueBatch')) {
         Object.defineProperty(prototype, 'enqueueBatch', { value: enqueueBatch });

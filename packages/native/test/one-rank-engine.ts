@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { loadNative, type NativeCall, type NativeEngine, type NativeRequest } from '../lib/index.js';
+import { loadNative, type NativeCall, type NativeEngine, type NativeEngineConfig, type NativeRequest } from '../lib/index.js';
 
 export const native = loadNative();
 export const { dtypes, requestTypes, reduceOps } = native.constants;
@@ -18,14 +18,19 @@ export function fields(b: { numbers: unknown; names: unknown; count: unknown; ar
   return [b.numbers, b.names, b.count, b.arrays];
 }
 
-/** A one-rank engine over Gloo, or over shared memory with `sharedMemory`. */
-export function start(prefix: string, { sharedMemory = false } = {}): Promise<NativeEngine> {
-  return native.startEngine({
+/** The config of a one-rank engine over Gloo, or over shared memory with `sharedMemory`. */
+export function oneRankConfig(prefix: string, { sharedMemory = false } = {}): NativeEngineConfig {
+  return {
     rank: 0, size: 1, localRank: 0, localSize: 1, crossRank: 0, crossSize: 1,
     store: { kind: 'file', path: mkdtempSync(join(tmpdir(), 'kolo-batch-')) },
     storePrefix: prefix, hostname: '127.0.0.1', iface: '', cycleTimeMs: 1, fusionThresholdBytes: 1 << 20, timeoutMs: 10_000,
     ...(sharedMemory ? { sharedMemory } : {}),
-  });
+  };
+}
+
+/** A one-rank engine over Gloo, or over shared memory with `sharedMemory`. */
+export function start(prefix: string, options: { sharedMemory?: boolean } = {}): Promise<NativeEngine> {
+  return native.startEngine(oneRankConfig(prefix, options));
 }
 
 /** Runs one batch; resolves with every call's outcome by index and which ones settled at once. */

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "binding/engine_wrap.h"
+#include "engine/trace_points.h"
 
 namespace kolo {
 
@@ -122,6 +123,7 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
 // Settles the delivery's calls, on the JS thread. The jobs (and so their settlers) stay alive
 // until the caller drops `d`.
 void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
+  KOLO_TRACE_POINT("deliver");
   Napi::HandleScope scope(env);
   // A call of one request that carries nothing (an allreduce, a broadcast, a barrier: most
   // calls) settles with the engine's one frozen [{}] (allreduce resolves with its output, not
@@ -142,7 +144,7 @@ void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
     if (!job->error.ok()) {
       outcome = StatusToError(env, job->error).Value();
     } else if (!job->settler || job->done.size() != 1 || CarriesResult(job->done[0].get())) {
-      outcome = JobResults(env, *job, empty());
+      outcome = JobResults(env, *job, empty(), ResultMaker(env));
     }
     if (job->settler) {
       auto it = std::find_if(settled.begin(), settled.begin() + static_cast<ptrdiff_t>(used),
@@ -169,6 +171,7 @@ void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
   // A throwing settle function does not keep the others from running; its exception is
   // rethrown afterwards (uncaught in JS).
   std::optional<Napi::Error> thrown;
+  KOLO_TRACE_POINT("settle");
   for (size_t k = 0; k < used; ++k) {
     Settled& s = settled[k];
     const size_t n = s.indices.size();
@@ -191,6 +194,7 @@ void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
       if (!thrown) thrown = e;
     }
   }
+  KOLO_TRACE_POINT("settled");
   // Were anything but a settle function's JS error to escape the loop above, settling_ would
   // stay set, and later deliveries would merely use vectors of their own.
   if (outer) settling_ = false;

@@ -530,7 +530,32 @@ bool CarriesResult(const TensorEntry* e) {
          t == RequestType::kReducescatter || t == RequestType::kJoin || !e->result_splits.empty();
 }
 
-Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty) {
+namespace {
+// The results of a job whose one request carries per-rank sizes, from maker(data, ...splits).
+Napi::Value MadeResults(Napi::Env env, const TensorEntry& e, napi_value maker) {
+  std::vector<napi_value> args;
+  args.reserve(1 + e.result_splits.size());
+  // As JobResults: data for an allgather (but one that wrote into the caller's output) or an
+  // alltoall; none for the others (a process set's id comes as its one split).
+  const RequestType t = e.request.type;
+  const bool into_output = t == RequestType::kAllgather && e.output != nullptr && e.result.empty();
+  const bool data = (t == RequestType::kAllgather && !into_output) || t == RequestType::kAlltoall ||
+                    t == RequestType::kReducescatter;
+  args.push_back(data ? Napi::Value(ResultArrayBuffer(env, e.result)) : env.Undefined());
+  for (int64_t s : e.result_splits) args.push_back(Napi::Number::New(env, static_cast<double>(s)));
+  napi_value results;
+  if (napi_call_function(env, env.Undefined(), maker, args.size(), args.data(), &results) != napi_ok) {
+    throw Napi::Error::New(env);
+  }
+  return Napi::Value(env, results);
+}
+}  // namespace
+
+Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty, napi_value maker) {
+  if (maker != nullptr && job.done.size() == 1 && job.done[0] != nullptr &&
+      job.done[0]->request.type != RequestType::kJoin && !job.done[0]->result_splits.empty()) {
+    return MadeResults(env, *job.done[0], maker);
+  }
   Napi::Array results = Napi::Array::New(env, job.done.size());
   for (size_t i = 0; i < job.done.size(); ++i) {
     TensorEntry* e = job.done[i].get();

@@ -1,4 +1,5 @@
 #include "binding/engine_wrap.h"
+#include "engine/trace_points.h"
 
 #include <set>
 
@@ -93,6 +94,7 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
                       InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
                       InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
                       InstanceMethod<&EngineWrap::Tuning>("tuning"),
+                      InstanceMethod<&EngineWrap::UseResultMaker>("useResultMaker"),
                       InstanceMethod<&EngineWrap::Shutdown>("shutdown")});
 }
 
@@ -302,6 +304,7 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   if (!info[4].IsFunction()) {
     throw Napi::TypeError::New(env, "Expected a settle function for enqueuePacked");
   }
+  KOLO_TRACE_POINT("call");
   PackedBatch& batch = packed_;
   ReadPackedBatch(env, info, 5, batch);
   auto settler = std::make_shared<Settler>();
@@ -342,7 +345,11 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
     }
   }
   // As the wake microtask does: when every peer already waits, run the cycle here.
-  if (queued && engine_ && !engine_->TryDriveOnce()) engine_->Wake();
+  KOLO_TRACE_POINT("queued");
+  if (queued && engine_ && !engine_->TryDriveOnce()) {
+    KOLO_TRACE_POINT("handed-off");
+    engine_->Wake();
+  }
   DeliverInline(env);
   // Calls still in flight hold the settler: pin what they need past this call. (A count of one
   // cannot grow again: only the batch's jobs copy it, and they were all made above.)
@@ -354,6 +361,7 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   if (failed > 0) {
     info[4].As<Napi::Function>().Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
   }
+  KOLO_TRACE_POINT("returned");
   return env.Undefined();
 }
 
@@ -386,6 +394,7 @@ void EngineWrap::ScheduleWake(Napi::Env env) {
 // object's fields by name costs a property lookup (and a key string) each.
 Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
+  KOLO_TRACE_POINT("call");
   PackedBatch& batch = packed_;
   ReadPackedBatch(env, info, 4, batch);
   if (batch.calls.size() != 1) {
@@ -407,6 +416,7 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   }
   // This thread would only wait, so it runs the cycles itself: no hand-off to the background
   // thread and back, which on a busy host costs more than the collective.
+  KOLO_TRACE_POINT("queued");
   engine_->DriveUntil([&job] {
     std::lock_guard<std::mutex> lock(job->mu);
     return job->remaining == 0;
@@ -414,6 +424,7 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   DeliverInline(env);
   std::unique_lock<std::mutex> lock(job->mu);
   job->cv.wait(lock, [&] { return job->remaining == 0; });
+  KOLO_TRACE_POINT("returned");
   if (!job->error.ok()) {
     StatusToError(env, job->error).ThrowAsJavaScriptException();
     return env.Undefined();
@@ -421,7 +432,19 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   // A call of one request that carries nothing (an allreduce writes into its output): one frozen
   // array of one frozen object, made once per engine and returned by every such call.
   if (job->done.size() == 1 && !CarriesResult(job->done[0].get())) return Napi::Value(env, DoneResult(env));
-  return JobResults(env, *job, EmptyResult(env));
+  return JobResults(env, *job, EmptyResult(env), ResultMaker(env));
+}
+
+// `useResultMaker(fn)`: fn(data, ...splits) builds the results of a call of one request with
+// per-rank sizes (allgather, alltoall, reducescatter), as JobResults would (lib/results.ts).
+Napi::Value EngineWrap::UseResultMaker(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction()) throw Napi::TypeError::New(info.Env(), "Expected a function for useResultMaker");
+  result_maker_ = Napi::Persistent(info[0].As<Napi::Function>());
+  return info.Env().Undefined();
+}
+
+napi_value EngineWrap::ResultMaker(Napi::Env env) const {
+  return result_maker_.IsEmpty() ? nullptr : static_cast<napi_value>(result_maker_.Value());
 }
 
 Napi::Value EngineWrap::StartTimeline(const Napi::CallbackInfo& info) {

@@ -53,6 +53,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);
   Napi::Value StopTimeline(const Napi::CallbackInfo& info);
   Napi::Value Tuning(const Napi::CallbackInfo& info);
+  Napi::Value UseResultMaker(const Napi::CallbackInfo& info);
   void ScheduleWake(Napi::Env env);
   void Send(Delivery* delivery);
   void DeliverInline(Napi::Env env);
@@ -98,6 +99,11 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::ObjectReference empty_result_;
   Napi::ObjectReference done_result_;
   Napi::ObjectReference no_outcomes_;
+  // The JS function that builds a call's results from its data and per-rank sizes
+  // (lib/results.ts), set by useResultMaker: one call into JS builds them where N-API would set
+  // each property and element on its own (half a microsecond each). Null until set.
+  napi_value ResultMaker(Napi::Env env) const;
+  Napi::FunctionReference result_maker_;
   // The `indices` of a settle call: one Uint32Array the engine keeps and refills (a settle
   // function reads the first `count` during the call), grown when a delivery needs more.
   napi_value Indices(Napi::Env env, const std::vector<uint32_t>& indices);

@@ -62,8 +62,10 @@ using JobPtr = std::shared_ptr<Job>;
 inline JobPtr NewJob() { return std::allocate_shared<Job>(PoolAllocator<Job>()); }
 
 // Builds the JS result array for a finished job. A result that carries nothing (an allreduce
-// writes into its output) is `empty` when given: one frozen object that a delivery shares.
-Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty = nullptr);
+// writes into its output) is `empty` when given: one frozen object that a delivery shares. With
+// `maker` (EngineWrap::ResultMaker), a job of one request with per-rank sizes gets its results
+// from maker(data, ...splits), `data` undefined where the request's output received them.
+Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty = nullptr, napi_value maker = nullptr);
 // True when the entry's result is more than "done" (data, splits, the last joined rank).
 bool CarriesResult(const TensorEntry* e);
 Napi::Error StatusToError(Napi::Env env, const Status& status);

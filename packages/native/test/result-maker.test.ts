@@ -1,0 +1,74 @@
+// Results of calls that carry per-rank sizes: built in JS by the engine's result maker
+// (lib/results.ts, which loadNative installs), or by N-API calls where none is set (the raw
+// addon). Both must give the same values.
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NativeBinding, NativeEngine, NativeResult } from '../lib/index.js';
+import { oneResult } from '../lib/results.js';
+import { dtypes, oneRankConfig, request, requestTypes, start } from './one-rank-engine.js';
+
+// The addon itself, without loadNative's wrapper (which is what installs the maker). Its engines
+// share the prototype that the wrapper completes once `start` has run.
+const raw = createRequire(import.meta.url)(
+  process.env['KOLO_NATIVE_PATH'] ?? join(__dirname, '..', 'build', 'Release', 'kolo_native.node'),
+) as NativeBinding;
+
+type WithMaker = NativeEngine & { useResultMaker(maker: unknown): void };
+
+// An allgather with new data, one into an output, and an alltoall: [data bytes, splits, output].
+function calls(engine: NativeEngine): unknown[] {
+  const gathered = engine.enqueueSync([request({ type: requestTypes['allgather']!, name: 'rm.g', dtype: dtypes['int8']!, shape: [2, 2], input: new Int8Array([1, 2, 3, 4]) })], false);
+  const output = new Int32Array(2);
+  const into = engine.enqueueSync([request({ type: requestTypes['allgather']!, name: 'rm.into', dtype: dtypes['int32']!, shape: [2], input: new Int32Array([5, 6]), output })], false);
+  const sent = engine.enqueueSync([request({ type: requestTypes['alltoall']!, name: 'rm.a2a', shape: [2], splits: [2], input: new Float32Array([7, 8]) })], false);
+  const bytes = (r: NativeResult[]) => (r[0]!.data === undefined ? undefined : [...new Uint8Array(r[0]!.data)]);
+  return [
+    [bytes(gathered), gathered[0]!.splits, Object.keys(gathered[0]!)],
+    [bytes(into), into[0]!.splits, Object.keys(into[0]!), [...output]],
+    [[...new Float32Array(sent[0]!.data!)], sent[0]!.splits, Object.keys(sent[0]!)],
+  ];
+}
+
+describe('result maker', () => {
+  let made: WithMaker;
+  let plain: NativeEngine;
+  beforeAll(async () => {
+    made = (await start('rm.made')) as WithMaker;
+    plain = await raw.startEngine(oneRankConfig('rm.plain'));
+  });
+  afterAll(async () => {
+    await made.shutdown();
+    await plain.shutdown();
+  });
+
+  it('gives the same results as the N-API path, value for value', () => {
+    const expected = [
+      [[1, 2, 3, 4], [2], ['data', 'splits']],
+      [undefined, [2], ['splits'], [5, 6]],
+      [[7, 8], [2], ['data', 'splits']],
+    ];
+    expect(calls(made)).toEqual(expected);
+    expect(calls(plain)).toEqual(expected);
+  });
+
+  it('is called with the data (undefined where the output received it) and each rank\'s size', () => {
+    const seen: unknown[][] = [];
+    made.useResultMaker((...args: unknown[]) => {
+      seen.push(args.map((a) => (a instanceof ArrayBuffer ? [...new Uint8Array(a)] : a)));
+      return [{ splits: [42] }];
+    });
+    try {
+      const output = new Int8Array(2);
+      const into = made.enqueueSync([request({ type: requestTypes['allgather']!, name: 'rm.spy', dtype: dtypes['int8']!, shape: [2], input: new Int8Array([9, 10]), output })], false);
+      const fresh = made.enqueueSync([request({ type: requestTypes['allgather']!, name: 'rm.spy2', dtype: dtypes['int8']!, shape: [1], input: new Int8Array([11]) })], false);
+      expect([into, fresh, seen]).toEqual([[{ splits: [42] }], [{ splits: [42] }], [[undefined, 2], [[11], 1]]]);
+    } finally {
+      made.useResultMaker(oneResult);
+    }
+  });
+
+  it('refuses anything but a function', () => {
+    expect(() => made.useResultMaker(42)).toThrow(new TypeError('Expected a function for useResultMaker'));
+  });
+});
