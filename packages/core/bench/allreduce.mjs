@@ -1,7 +1,7 @@
 // Allreduce bandwidth in nccl-tests' layout (GB = 1e9; busbw = algbw * 2(n-1)/n).
 // Run through the root script: npm run bench -- allreduce [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
-import { warmUp } from './warm-up.mjs';
+import { warmUp, warmUpSize } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -38,13 +38,16 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
   // Up to 2000 iterations at the small sizes, where 200 left the median to the first steps after
   // a size change; fewer for large buffers keeps the whole run near a minute on 2 cores.
   const iters = Math.max(5, Math.min(2000, Math.floor((256 * 1024 * 1024) / bytes / 4)));
-  for (let i = 0; i < 3; i += 1) await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
+  const call = sync
+    ? () => kolo.allreduceSync(data, { op: 'sum', output: out, name: 'bench' })
+    : () => kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
+  await warmUpSize(call, iters);
   // The median of per-iteration times: one preempted iteration on a shared machine does not move it.
   const times = [];
   for (let i = 0; i < iters; i += 1) {
     const t0 = process.hrtime.bigint();
-    if (sync) kolo.allreduceSync(data, { op: 'sum', output: out, name: 'bench' });
-    else await kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
+    if (sync) call();
+    else await call();
     times.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
   const us = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];

@@ -25,14 +25,31 @@ export async function warmUp(fn, { ms = 1000, round = 500 } = {}) {
 }
 
 /**
- * Calls `fn` (awaited) 3 times, then `iters` times timed one by one, and returns the median in
- * µs: one preempted call on a shared machine does not move it, as in the C/C++ baselines.
+ * Before a size's timed calls: repeats the very call to be timed for `ms` milliseconds (at least
+ * a round), in rounds sized to `iters` (the timed count) so a large size does not run for
+ * seconds. The warm-up at the start covers the path all sizes share, but each size's call (its
+ * closure, its options' shape, an allgather into an output) is new code to V8, which needs some
+ * thousand calls to optimize it: a 4 KiB allgather timed right away measured 16-19 µs, after
+ * this 11-12 µs. A training loop repeats one call for its whole run; the C/C++ baselines have
+ * no JIT, and warm up with 3 calls per size.
+ *
+ * @example
+ * await warmUpSize(() => kolo.allgather(x, options), 2000);
+ */
+export function warmUpSize(fn, iters, ms = 250) {
+  return warmUp(fn, { ms, round: Math.max(1, Math.min(500, Math.ceil(iters / 4))) });
+}
+
+/**
+ * Warms up `fn` (warmUpSize), then calls it `iters` times timed one by one, and returns the
+ * median in µs: one preempted call on a shared machine does not move it, as in the C/C++
+ * baselines.
  *
  * @example
  * const us = await medianMicros(2000, () => kolo.broadcast(x, { root: 0, output: x, name: 'b' }));
  */
 export async function medianMicros(iters, fn) {
-  for (let i = 0; i < 3; i += 1) await fn();
+  await warmUpSize(fn, iters);
   const times = [];
   for (let i = 0; i < iters; i += 1) {
     const t0 = process.hrtime.bigint();
