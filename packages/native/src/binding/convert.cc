@@ -531,17 +531,20 @@ bool CarriesResult(const TensorEntry* e) {
 }
 
 namespace {
+// Whether the result carries bytes: an allgather's (but one that wrote into the caller's output),
+// an alltoall's or a reducescatter's.
+bool CarriesData(const TensorEntry& e) {
+  const RequestType t = e.request.type;
+  const bool into_output = t == RequestType::kAllgather && e.output != nullptr && e.result.empty();
+  return (t == RequestType::kAllgather && !into_output) || t == RequestType::kAlltoall ||
+         t == RequestType::kReducescatter;
+}
+
 // The results of a job whose one request carries per-rank sizes, from maker(data, ...splits).
 Napi::Value MadeResults(Napi::Env env, const TensorEntry& e, napi_value maker) {
   std::vector<napi_value> args;
   args.reserve(1 + e.result_splits.size());
-  // As JobResults: data for an allgather (but one that wrote into the caller's output) or an
-  // alltoall; none for the others (a process set's id comes as its one split).
-  const RequestType t = e.request.type;
-  const bool into_output = t == RequestType::kAllgather && e.output != nullptr && e.result.empty();
-  const bool data = (t == RequestType::kAllgather && !into_output) || t == RequestType::kAlltoall ||
-                    t == RequestType::kReducescatter;
-  args.push_back(data ? Napi::Value(ResultArrayBuffer(env, e.result)) : env.Undefined());
+  args.push_back(CarriesData(e) ? Napi::Value(ResultArrayBuffer(env, e.result)) : env.Undefined());
   for (int64_t s : e.result_splits) args.push_back(Napi::Number::New(env, static_cast<double>(s)));
   napi_value results;
   if (napi_call_function(env, env.Undefined(), maker, args.size(), args.data(), &results) != napi_ok) {
@@ -566,12 +569,7 @@ Napi::Value JobResults(Napi::Env env, Job& job, napi_value empty, napi_value mak
     }
     Napi::Object r = Napi::Object::New(env);
     if (e != nullptr) {
-      // An allgather that wrote into the caller's output returns no data.
-      const bool into_output = t == RequestType::kAllgather && e->output != nullptr && e->result.empty();
-      if ((t == RequestType::kAllgather && !into_output) || t == RequestType::kAlltoall ||
-          t == RequestType::kReducescatter) {
-        r.Set("data", ResultArrayBuffer(env, e->result));
-      }
+      if (CarriesData(*e)) r.Set("data", ResultArrayBuffer(env, e->result));
       if (!e->result_splits.empty()) {
         Napi::Array splits = Napi::Array::New(env, e->result_splits.size());
         for (size_t k = 0; k < e->result_splits.size(); ++k) {

@@ -436,7 +436,8 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
 }
 
 // `useResultMaker(fn)`: fn(data, ...splits) builds the results of a call of one request with
-// per-rank sizes (allgather, alltoall, reducescatter), as JobResults would (lib/results.ts).
+// per-rank sizes (allgather, alltoall, a new process set's id), as JobResults would
+// (lib/results.ts).
 Napi::Value EngineWrap::UseResultMaker(const Napi::CallbackInfo& info) {
   if (!info[0].IsFunction()) throw Napi::TypeError::New(info.Env(), "Expected a function for useResultMaker");
   result_maker_ = Napi::Persistent(info[0].As<Napi::Function>());
