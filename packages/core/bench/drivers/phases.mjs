@@ -34,7 +34,11 @@ const steps = {
   'settled>returned': 'release the call, return to JS',
   'returned>call': 'JS: resume the awaiting code, then the next call up to the addon',
 };
-const syncReturn = 'JS: the caller\'s loop and the next call up to the addon';
+// The blocking call runs the cycle at once (DriveUntil): no announcement, and its JS is a loop.
+const syncSteps = {
+  'queued>cycle': 'take the cycle (the peers are waited for in the exchange)',
+  'returned>call': "JS: the caller's loop and the next call up to the addon",
+};
 
 /** Runs the bench; resolves with the exit code. */
 export async function main(argv) {
@@ -129,7 +133,7 @@ function printPhases(row, paths, sync) {
     const from = main.tags[i];
     const times = main.steps.map((s) => s[i]);
     const key = `${from.replace('*', '')}>${to.replace('*', '')}`;
-    const what = key === 'returned>call' && sync ? syncReturn : steps[key] ?? '';
+    const what = (sync ? syncSteps[key] : undefined) ?? steps[key] ?? '';
     console.log(` ${pad(from, 12)} ${pad(to, 12)}${pad(quantile(times, 0.5).toFixed(2), 9)}${pad(quantile(times, 0.25).toFixed(2), 8)}${pad(quantile(times, 0.75).toFixed(2), 8)}   ${what}`);
   });
   console.log(` ${pad('total', 25)}${pad(quantile(main.totals, 0.5).toFixed(2), 9)}${pad(quantile(main.totals, 0.25).toFixed(2), 8)}${pad(quantile(main.totals, 0.75).toFixed(2), 8)}`);
