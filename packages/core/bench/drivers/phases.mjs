@@ -69,30 +69,33 @@ export async function main(argv) {
   console.log(`# over the calls that took the most common path; a '*' marks a point on the engine's own thread); ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   for (const op of values.ops.split(',')) {
     for (const bytes of values.bytes.split(',')) {
-      for (const mode of values.modes.split(',')) {
-        const dir = mkdtempSync(join(tmpdir(), 'kolo-phases-'));
-        try {
-          const [row] = launchRows({
-            script: worker,
-            np: values.np,
-            transport: 'shm',
-            env: {
-              KOLO_NATIVE_PATH: tracedAddon,
-              KOLO_PHASE_TRACE: join(dir, 'trace'),
-              KOLO_BENCH_PHASE_OP: op,
-              KOLO_BENCH_PHASE_BYTES: bytes,
-              KOLO_BENCH_SYNC: mode === 'sync' ? '1' : '0',
-              KOLO_BENCH_ITERS: String(iters),
-            },
-          });
-          printPhases(row, analyse(readFileSync(join(dir, 'trace.0'), 'utf8'), iters), mode === 'sync');
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
-      }
+      for (const mode of values.modes.split(',')) runOne({ np: values.np, op, bytes, sync: mode === 'sync', iters });
     }
   }
   return 0;
+}
+
+/** Runs the worker once on the traced addon and prints rank 0's phases. */
+function runOne({ np, op, bytes, sync, iters }) {
+  const dir = mkdtempSync(join(tmpdir(), 'kolo-phases-'));
+  try {
+    const [row] = launchRows({
+      script: worker,
+      np,
+      transport: 'shm',
+      env: {
+        KOLO_NATIVE_PATH: tracedAddon,
+        KOLO_PHASE_TRACE: join(dir, 'trace'),
+        KOLO_BENCH_PHASE_OP: op,
+        KOLO_BENCH_PHASE_BYTES: bytes,
+        KOLO_BENCH_SYNC: sync ? '1' : '0',
+        KOLO_BENCH_ITERS: String(iters),
+      },
+    });
+    printPhases(row, analyse(readFileSync(join(dir, 'trace.0'), 'utf8'), iters), sync);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Splits the trace into calls (from one `call` point to the next) and groups the last `iters` by path. */
