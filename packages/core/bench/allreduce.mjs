@@ -1,7 +1,7 @@
 // Allreduce bandwidth in nccl-tests' layout (GB = 1e9; busbw = algbw * 2(n-1)/n).
 // Run through the root script: npm run bench -- allreduce [--np N] [--transport gloo,mpi]
 import * as kolo from '@kolo/core';
-import { warmUp, warmUpSize } from './warm-up.mjs';
+import { medianMicros, warmUp } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -41,16 +41,8 @@ for (let bytes = minBytes; bytes <= maxBytes; bytes *= factor) {
   const call = sync
     ? () => kolo.allreduceSync(data, { op: 'sum', output: out, name: 'bench' })
     : () => kolo.allreduce(data, { op: 'sum', output: out, name: 'bench' });
-  await warmUpSize(call, iters);
   // The median of per-iteration times: one preempted iteration on a shared machine does not move it.
-  const times = [];
-  for (let i = 0; i < iters; i += 1) {
-    const t0 = process.hrtime.bigint();
-    if (sync) call();
-    else await call();
-    times.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-  const us = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  const us = await medianMicros(iters, call, { sync });
   // In place, the timed calls summed the sums (to infinity): check one more call on fresh data.
   if (inPlace) {
     data.fill(rank + 1);

@@ -3,8 +3,7 @@
 // trace shows where each call's time goes. KOLO_BENCH_PHASE_OP (allreduce, allgather, broadcast),
 // KOLO_BENCH_PHASE_BYTES, KOLO_BENCH_SYNC=1 for the blocking call, KOLO_BENCH_ITERS.
 import * as kolo from '@kolo/core';
-import { median } from './drivers/launch.mjs';
-import { warmUp } from './warm-up.mjs';
+import { medianMicros } from './warm-up.mjs';
 
 await kolo.init();
 const rank = kolo.rank();
@@ -37,20 +36,7 @@ if (!Object.hasOwn(calls, op)) throw new Error(`KOLO_BENCH_PHASE_OP: expected al
 const [awaited, blocking] = calls[op];
 const call = sync ? blocking : awaited;
 
-await warmUp(call);
-const times = [];
-if (sync) {
-  for (let i = 0; i < iters; i += 1) {
-    const t0 = process.hrtime.bigint();
-    call();
-    times.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-} else {
-  for (let i = 0; i < iters; i += 1) {
-    const t0 = process.hrtime.bigint();
-    await call();
-    times.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-}
-if (rank === 0) console.log(`BENCH ${JSON.stringify({ op, bytes, sync, np: size, iters, us: median(times) })}`);
+// A second of the same call first, as the traced calls are read from the end of the run.
+const us = await medianMicros(iters, call, { sync, warmMs: 1000 });
+if (rank === 0) console.log(`BENCH ${JSON.stringify({ op, bytes, sync, np: size, iters, us })}`);
 await kolo.shutdown();

@@ -2,7 +2,7 @@
 // background thread, which on a small machine competes with the ranks themselves for the first
 // second or so. Benchmarks that time only a few hundred calls would measure that phase (a C
 // baseline has none), so each worker first repeats its call for at least `ms` milliseconds.
-// Also the per-call median timing the allgather and broadcast benches share.
+// Also the per-call median timing the allreduce, allgather, broadcast and phases benches share.
 import { performance } from 'node:perf_hooks';
 import * as kolo from '@kolo/core';
 
@@ -41,19 +41,21 @@ export function warmUpSize(fn, iters, ms = 250) {
 }
 
 /**
- * Warms up `fn` (warmUpSize), then calls it `iters` times timed one by one, and returns the
- * median in µs: one preempted call on a shared machine does not move it, as in the C/C++
- * baselines.
+ * Warms up `fn` (warmUpSize, for `warmMs`), then calls it `iters` times timed one by one, and
+ * returns the median in µs: one preempted call on a shared machine does not move it, as in the
+ * C/C++ baselines. With `sync` the timed calls are not awaited (a blocking call's value is no
+ * promise, and awaiting it would add a microtask turn to each).
  *
  * @example
  * const us = await medianMicros(2000, () => kolo.broadcast(x, { root: 0, output: x, name: 'b' }));
  */
-export async function medianMicros(iters, fn) {
-  await warmUpSize(fn, iters);
+export async function medianMicros(iters, fn, { sync = false, warmMs = 250 } = {}) {
+  await warmUpSize(fn, iters, warmMs);
   const times = [];
   for (let i = 0; i < iters; i += 1) {
     const t0 = process.hrtime.bigint();
-    await fn();
+    if (sync) fn();
+    else await fn();
     times.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];

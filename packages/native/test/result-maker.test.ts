@@ -2,17 +2,17 @@
 // (lib/results.ts, which loadNative installs), or by N-API calls where none is set (the raw
 // addon). Both must give the same values.
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NativeBinding, NativeEngine, NativeResult } from '../lib/index.js';
 import { oneResult } from '../lib/results.js';
 import { dtypes, oneRankConfig, request, requestTypes, start } from './one-rank-engine.js';
 
-// The addon itself, without loadNative's wrapper (which is what installs the maker). Its engines
-// share the prototype that the wrapper completes once `start` has run.
-const raw = createRequire(import.meta.url)(
-  process.env['KOLO_NATIVE_PATH'] ?? join(__dirname, '..', 'build', 'Release', 'kolo_native.node'),
-) as NativeBinding;
+// The addon itself, without loadNative's wrapper (which is what installs the maker): the very
+// module loadNative loaded (one-rank-engine calls it), from Node's module cache. Its engines share
+// the prototype that the wrapper completes once `start` has run.
+const require = createRequire(import.meta.url);
+const addonPath = Object.keys(require.cache).find((path) => path.endsWith('.node'));
+const raw = require(addonPath!) as NativeBinding;
 
 type WithMaker = NativeEngine & { useResultMaker(maker: unknown): void };
 
