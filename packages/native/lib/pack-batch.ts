@@ -53,8 +53,9 @@ function scratchView(length: number): Float64Array {
 /** How many numbers a packed group's shapes take: per part its rank, then its dimensions. */
 function partNumbers(parts: NativeParts | undefined): number {
   if (parts === undefined) return 0;
+  const { shapes } = parts;
   let n = 0;
-  for (const shape of parts.shapes) n += 1 + shape.length;
+  for (let i = 0; i < shapes.length; i++) n += 1 + (shapes[i] as readonly number[]).length;
   return n;
 }
 
@@ -68,10 +69,17 @@ function partNumbers(parts: NativeParts | undefined): number {
  * ```
  */
 export function packBatch(calls: readonly NativeCall[]): PackedBatch {
+  // Indexed loops throughout: for-of over arrays of several element kinds (a shape is a packed
+  // array of small integers, the shared empty default a frozen one) goes through the array
+  // iterator's builtin for every element instead of compiling to a plain loop.
   let length = 0;
-  for (const call of calls) {
+  for (let c = 0; c < calls.length; c++) {
+    const requests = (calls[c] as NativeCall).requests;
     length += callHeader;
-    for (const r of call.requests) length += scalars + 3 + r.shape.length + r.splits.length + partNumbers(r.parts);
+    for (let q = 0; q < requests.length; q++) {
+      const r = requests[q] as NativeRequest;
+      length += scalars + 3 + r.shape.length + r.splits.length + partNumbers(r.parts);
+    }
   }
   if (length > scratch.length) {
     scratch = new Float64Array(Math.max(length, 2 * scratch.length));
@@ -82,14 +90,17 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
   const arrays: (HostArray | undefined)[] = [];
   let at = 0;
   let count = 0;
-  for (const call of calls) {
+  for (let c = 0; c < calls.length; c++) {
+    const call = calls[c] as NativeCall;
+    const requests = call.requests;
     const header = at;
     const namesBefore = names.length;
     const arraysBefore = arrays.length;
-    numbers[at] = call.requests.length;
+    numbers[at] = requests.length;
     numbers[at + 1] = call.grouped ? 1 : 0;
     at += callHeader;
-    for (const r of call.requests) {
+    for (let q = 0; q < requests.length; q++) {
+      const r = requests[q] as NativeRequest;
       if (typeof r.name !== 'string') throw new TypeError(`Expected a string request name but received ${typeof r.name}`);
       numbers[at] = r.type;
       numbers[at + 1] = r.dtype;
@@ -100,10 +111,11 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
       numbers[at + 6] = r.processSet ?? 0;
       numbers[at + 7] = r.name.length;
       at += scalars;
-      numbers[at++] = r.shape.length;
-      for (const d of r.shape) numbers[at++] = d;
-      numbers[at++] = r.splits.length;
-      for (const s of r.splits) numbers[at++] = s;
+      const { shape, splits } = r;
+      numbers[at++] = shape.length;
+      for (let d = 0; d < shape.length; d++) numbers[at++] = shape[d] as number;
+      numbers[at++] = splits.length;
+      for (let d = 0; d < splits.length; d++) numbers[at++] = splits[d] as number;
       const parts = r.parts;
       numbers[at++] = partNumbers(parts);
       names += r.name;
@@ -113,9 +125,9 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
       }
       const { shapes, inputs, outputs } = parts;
       for (let i = 0; i < shapes.length; i++) {
-        const shape = shapes[i] as readonly number[];
-        numbers[at++] = shape.length;
-        for (const d of shape) numbers[at++] = d;
+        const part = shapes[i] as readonly number[];
+        numbers[at++] = part.length;
+        for (let d = 0; d < part.length; d++) numbers[at++] = part[d] as number;
         arrays.push(inputs[i], outputs[i]);
       }
     }

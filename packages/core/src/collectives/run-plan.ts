@@ -1,5 +1,6 @@
 import type { NativeRequest, NativeResult } from '@kolo/native';
 import { type CallerStack, fromNative } from '../errors/from-native.js';
+import type { QueuedCall } from '../runtime/request-queue.js';
 import type { Running } from '../runtime/runtime-state.js';
 
 /** One round trip to the engine: requests to enqueue and how to turn the results into a value. */
@@ -63,7 +64,8 @@ export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
 
 /**
  * Runs one plan on the engine without blocking: {@link runAsync} of `step(plan)`, without the
- * generator (one async frame per call, which a loop over 200 gradients pays 200 times).
+ * generator or an async function: the queue resolves the caller's promise with the plan's value
+ * (a loop over 200 gradients would otherwise resume 200 async frames).
  *
  * @example
  * ```ts
@@ -71,7 +73,7 @@ export function runAsync<T>(steps: Steps<T>, context: RunContext): Promise<T> {
  * ```
  */
 export function runPlanAsync<T>(plan: Plan<T>, context: RunContext): Promise<T> {
-  return driveOne(plan, withCallerStack(context, runPlanAsync));
+  return context.running.queue.submit(plan, withCallerStack(context, runPlanAsync), rejectMapped);
 }
 
 /** With `callerStacks` on, `context` with the stack above `entry` for the first calls of a turn. */
@@ -90,15 +92,31 @@ function failure(error: unknown, plan: Plan<unknown>, context: RunContext, drive
   return mapError(error, plan, context, context.stack ?? awaitingStack(driver));
 }
 
-async function driveOne<T>(plan: Plan<T>, context: RunContext): Promise<T> {
-  let results: readonly NativeResult[];
-  try {
-    results = await context.running.queue.submit(plan);
-  } catch (error) {
-    throw failure(error, plan, context, driveOne);
+/**
+ * What a failed {@link runPlanAsync} call's promise follows: a promise that rejects with the
+ * engine's error mapped, or with what the plan's `finish` threw, with the stack of the code
+ * awaiting the call. It rejects two microtask turns later: by then the caller's promise has
+ * adopted this one, so V8's async stack trace runs from here through the caller's promise to
+ * the functions awaiting it (`at async trainStep`); at once, the stack would show only the
+ * queue's flush, which called `finish`.
+ */
+async function rejectMapped(
+  error: unknown,
+  plan: QueuedCall<unknown>,
+  context: RunContext,
+  fromEngine: boolean,
+): Promise<never> {
+  await undefined;
+  await undefined;
+  if (fromEngine) throw failure(error, plan as Plan<unknown>, context, rejectMapped);
+  if (error instanceof Error) {
+    const frames = awaitingStack(rejectMapped).split('\n').slice(1);
+    error.stack = [`${error.name}: ${error.message}`, ...frames].join('\n');
   }
-  return plan.finish(results);
+  throw error;
 }
+
+const sameResults = (results: readonly NativeResult[]): readonly NativeResult[] => results;
 
 async function drive<T>(
   first: IteratorResult<Plan<unknown>, T>,
@@ -110,7 +128,9 @@ async function drive<T>(
     const plan = next.value;
     let results: readonly NativeResult[];
     try {
-      results = await context.running.queue.submit(plan);
+      // The results as they are: the step's own finish runs here, so what it throws is not
+      // taken for an engine failure.
+      results = await context.running.queue.submit({ requests: plan.requests, grouped: plan.grouped, finish: sameResults });
     } catch (error) {
       throw failure(error, plan, context, drive);
     }
@@ -179,7 +199,7 @@ function stackAbove(fn: AnyFunction): CallerStack {
 }
 
 /**
- * Inside `driver` (drive or driveOne) after an await: V8's async frames of the functions
+ * Inside `driver` (drive or rejectMapped) after an await: V8's async frames of the functions
  * awaiting this run (`at async trainStep`), without the microtask machinery that resumed it.
  */
 function awaitingStack(driver: AnyFunction): string {

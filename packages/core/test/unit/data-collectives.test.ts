@@ -55,6 +55,13 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
     await expect(allgather(new Int32Array([4, 5]), { name: 'g', output: new Int32Array(4) })).rejects.toThrow(
       "Expected an Int32Array of length 6 (the gathered shape [6]) for output of allgather 'g' but received Int32Array(4)",
     );
+    // That rejection's stack leads to the code awaiting the call, not to the queue that found it.
+    async function gatherStep(): Promise<unknown> {
+      return await allgather(new Int32Array([4, 5]), { name: 'g2', output: new Int32Array(4) });
+    }
+    const late = (await gatherStep().catch((e: unknown) => e)) as RangeError;
+    expect(late.message).toContain("for output of allgather 'g2'");
+    expect(late.stack?.split('\n')[1]).toMatch(/^ {4}at (async )?gatherStep \(.*data-collectives\.test\.ts:\d+:\d+\)$/);
     expect(() => allgather(new Int32Array([4, 5]), { output: new Float32Array(6) as never })).toThrow(
       'Expected an Int32Array (the type of data) for output but received Float32Array(6)',
     );

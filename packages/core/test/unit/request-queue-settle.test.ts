@@ -1,8 +1,8 @@
-// RequestQueue on its own, over a stub engine: which call each outcome settles, and a binding
-// that throws.
+// RequestQueue on its own, over a stub engine: which call each outcome settles, what `finish`
+// makes of it, failure handlers, and a binding that throws.
 import type { NativeCall, NativeEngine, NativeResult, NativeSettle } from '@kolo/native';
 import { describe, expect, it } from 'vitest';
-import { RequestQueue } from '../../src/runtime/request-queue.js';
+import { RequestQueue, type QueuedCall } from '../../src/runtime/request-queue.js';
 
 function stubEngine(): { engine: NativeEngine; batches: { calls: readonly NativeCall[]; settle: NativeSettle }[]; throwing?: Error } {
   const state: { engine: NativeEngine; batches: { calls: readonly NativeCall[]; settle: NativeSettle }[]; throwing?: Error } = {
@@ -17,7 +17,12 @@ function stubEngine(): { engine: NativeEngine; batches: { calls: readonly Native
   return state;
 }
 
-const call = (name: string): NativeCall => ({ requests: [{ name } as never], grouped: false });
+/** A call whose value is its results as they are. */
+const call = (name: string): QueuedCall<readonly NativeResult[]> => ({
+  requests: [{ name } as never],
+  grouped: false,
+  finish: (results) => results,
+});
 
 describe('RequestQueue', () => {
   it('hands a turn of calls over in order and settles each by its index, in any order', async () => {
@@ -61,7 +66,7 @@ describe('RequestQueue', () => {
   it('a call made while a batch settles goes into the next batch', async () => {
     const stub = stubEngine();
     const queue = new RequestQueue(stub.engine);
-    let later: Promise<readonly NativeResult[]> | undefined;
+    let later: Promise<unknown> | undefined;
     const first = queue.submit(call('first')).then((r) => {
       later = queue.submit(call('later'));
       return r;
@@ -85,5 +90,74 @@ describe('RequestQueue', () => {
       { status: 'rejected', reason: stub.throwing },
     ]);
     expect(queue.length).toBe(0);
+  });
+
+  it("resolves with the call's finish of its results, and rejects with what finish throws", async () => {
+    const stub = stubEngine();
+    const queue = new RequestQueue(stub.engine);
+    const broken = new RangeError('output of allgather has the wrong length');
+    const counted = queue.submit({ ...call('n'), finish: (results) => results.length * 10 });
+    const throwing = queue.submit({
+      ...call('t'),
+      finish: () => {
+        throw broken;
+      },
+    });
+    await Promise.resolve();
+    stub.batches[0]!.settle(new Uint32Array([0, 1]), [], [{}, {}]);
+    expect(await Promise.allSettled([counted, throwing])).toEqual([
+      { status: 'fulfilled', value: 20 },
+      { status: 'rejected', reason: broken },
+    ]);
+  });
+
+  it('a call with a failure handler follows what it returns, told whether the engine or finish failed', async () => {
+    const stub = stubEngine();
+    const queue = new RequestQueue(stub.engine);
+    const seen: [string, unknown, string, boolean][] = [];
+    const fail = (error: unknown, c: QueuedCall<unknown>, context: string, fromEngine: boolean): Promise<never> => {
+      seen.push([c.requests[0]!.name, error, context, fromEngine]);
+      return Promise.reject(new Error(`mapped ${(error as Error).message}`));
+    };
+    const engineError = Object.assign(new Error('engine'), { code: 'KOLO_MISMATCH' });
+    const finishError = new Error('finish');
+    const failed = queue.submit(call('e'), 'ctx-e', fail);
+    const threw = queue.submit(
+      {
+        ...call('f'),
+        finish: () => {
+          throw finishError;
+        },
+      },
+      'ctx-f',
+      fail,
+    );
+    const fine = queue.submit({ ...call('ok'), finish: () => 'value' }, 'ctx-ok', fail);
+    await Promise.resolve();
+    stub.batches[0]!.settle(new Uint32Array([0, 1, 2]), [engineError, undefined as never, undefined as never], [{}]);
+    const outcomes = await Promise.allSettled([failed, threw, fine]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : o.value))).toEqual([
+      'mapped engine',
+      'mapped finish',
+      'value',
+    ]);
+    expect(seen).toEqual([
+      ['e', engineError, 'ctx-e', true],
+      ['f', finishError, 'ctx-f', false],
+    ]);
+  });
+
+  it('a binding that throws goes through each call\'s failure handler as an engine failure', async () => {
+    const stub = stubEngine();
+    stub.throwing = new Error('binding broke its contract');
+    const queue = new RequestQueue(stub.engine);
+    const flags: boolean[] = [];
+    const fail = (error: unknown, _c: QueuedCall<unknown>, _context: undefined, fromEngine: boolean): Promise<never> => {
+      flags.push(fromEngine);
+      return Promise.reject(error);
+    };
+    const outcome = queue.submit(call('x'), undefined, fail).catch((e: unknown) => e);
+    expect(await outcome).toBe(stub.throwing);
+    expect(flags).toEqual([true]);
   });
 });
