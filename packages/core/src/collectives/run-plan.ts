@@ -109,9 +109,11 @@ async function rejectMapped(
   await undefined;
   await undefined;
   if (fromEngine) throw failure(error, plan as Plan<unknown>, context, rejectMapped);
-  if (error instanceof Error) {
-    const frames = awaitingStack(rejectMapped).split('\n').slice(1);
-    error.stack = [`${error.name}: ${error.message}`, ...frames].join('\n');
+  // As fromNative re-attaches a caller's stack: the caller's, captured up front, or V8's async one.
+  const caller = context.stack ?? awaitingStack(rejectMapped);
+  const frames = typeof caller === 'string' ? caller : caller.stack;
+  if (error instanceof Error && frames !== undefined) {
+    error.stack = `${error.name}: ${error.message}\n${frames.split('\n').slice(1).join('\n')}`;
   }
   throw error;
 }

@@ -23,7 +23,7 @@ const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
 
 /** A fake engine of `size` mirrored ranks (every peer submits what this rank submits). */
 async function start(
-  topology: { rank: number; size: number } = { rank: 0, size: 1 },
+  topology: { rank: number; size: number; callerStacks?: boolean } = { rank: 0, size: 1 },
 ): Promise<FakeBinding> {
   const binding = createFakeBinding();
   await init({ binding, store, ...topology });
@@ -71,6 +71,17 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
     );
     // Apart in one buffer is fine.
     expect((await allgather(shared.subarray(0, 2), { output: shared.subarray(2, 8) })).data).toEqual(new Float64Array(6));
+  });
+
+  it('with callerStacks, an allgather output refused once the sizes are known carries the call site', async () => {
+    await start({ rank: 1, size: 3, callerStacks: true });
+    function gatherStep(): Promise<unknown> {
+      return allgather(new Int32Array([4, 5]), { name: 'g3', output: new Int32Array(4) });
+    }
+    const error = (await gatherStep().catch((e: unknown) => e)) as RangeError;
+    expect(error.message).toContain("for output of allgather 'g3'");
+    expect(error.stack?.split('\n')[1]).toMatch(/^ {4}at allgather \(.*allgather\.ts:\d+:\d+\)$/);
+    expect(error.stack?.split('\n')[2]).toMatch(/^ {4}at gatherStep \(.*data-collectives\.test\.ts:\d+:\d+\)$/);
   });
 
   it('broadcast validates root and receives in place', async () => {
