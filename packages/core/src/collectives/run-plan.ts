@@ -1,16 +1,15 @@
-import type { NativeRequest, NativeResult } from '@kolo/native';
-import { type CallerStack, fromNative } from '../errors/from-native.js';
+import type { NativeResult } from '@kolo/native';
+import { attachCallerStack, type CallerStack, fromNative } from '../errors/from-native.js';
 import type { QueuedCall } from '../runtime/request-queue.js';
 import type { Running } from '../runtime/runtime-state.js';
 
-/** One round trip to the engine: requests to enqueue and how to turn the results into a value. */
-export interface Plan<T> {
-  readonly requests: readonly NativeRequest[];
-  /** Negotiate and complete the requests as one group. */
-  readonly grouped: boolean;
+/**
+ * One round trip to the engine: requests to enqueue (`grouped`: negotiated and completed as one
+ * group) and how to turn the results into a value.
+ */
+export interface Plan<T> extends QueuedCall<T> {
   /** Names the plan in errors; default: the first request's name. */
   readonly opName?: string;
-  finish(results: readonly NativeResult[]): T;
 }
 
 /** A sequence of round trips (e.g. length, then bytes) ending in a value. */
@@ -109,12 +108,8 @@ async function rejectMapped(
   await undefined;
   await undefined;
   if (fromEngine) throw failure(error, plan as Plan<unknown>, context, rejectMapped);
-  // As fromNative re-attaches a caller's stack: the caller's, captured up front, or V8's async one.
-  const caller = context.stack ?? awaitingStack(rejectMapped);
-  const frames = typeof caller === 'string' ? caller : caller.stack;
-  if (error instanceof Error && frames !== undefined) {
-    error.stack = `${error.name}: ${error.message}\n${frames.split('\n').slice(1).join('\n')}`;
-  }
+  // The caller's stack as an engine failure gets it: captured up front, or V8's async one.
+  if (error instanceof Error) attachCallerStack(error, context.stack ?? awaitingStack(rejectMapped));
   throw error;
 }
 

@@ -82,12 +82,23 @@ export function fromNative(error: unknown, context: NativeFailureContext): KoloE
   const message = compose(coded.message, code, context, failedRank);
   const fields = { rank: context.rank, opName: context.opName, cause: error };
   const result = create(code, message, fields, failedRank);
-  const stack = typeof context.stack === 'string' ? context.stack : context.stack?.stack;
-  if (stack !== undefined) {
-    const callerFrames = stack.split('\n').slice(1).join('\n');
-    result.stack = `${result.name}: ${result.message}\n${callerFrames}`;
-  }
+  attachCallerStack(result, context.stack);
   return result;
+}
+
+/**
+ * Gives `error` the frames of `stack` (a caller's stack captured elsewhere) under its own name
+ * and message; leaves it as it is when there is no stack.
+ *
+ * @example
+ * ```ts
+ * attachCallerStack(error, new Error()); // error's stack now shows this line's callers
+ * ```
+ */
+export function attachCallerStack(error: Error, stack: CallerStack): void {
+  const frames = typeof stack === 'string' ? stack : stack?.stack;
+  if (frames === undefined) return;
+  error.stack = `${error.name}: ${error.message}\n${frames.split('\n').slice(1).join('\n')}`;
 }
 
 function compose(
