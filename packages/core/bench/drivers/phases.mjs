@@ -30,7 +30,7 @@ const steps = {
   'performed>deliver': 'end of cycle, to the delivery',
   'performed>returned': 'end of cycle, wake the blocked caller',
   'deliver>settle': 'results into JS values',
-  'settle>settled': 'the JS settle function: resolve the promises',
+  'settle>settled': 'the JS settle function: finish each call, resolve the promises',
   'settled>returned': 'release the call, return to JS',
   'returned>call': 'JS: resume the awaiting code, then the next call up to the addon',
 };
