@@ -27,7 +27,7 @@ async function timed(fn) {
   return Number(process.hrtime.bigint() - t0) / 1000;
 }
 
-if (rank === 0 && !json) console.log(`#${pad('ranks', 6)}${pad('tensors', 8)}${pad('total(B)', 10)}${pad('many(us)', 11)}${pad('submit(us)', 11)}${pad('one(us)', 11)}${pad('ratio', 8)}${pad('grouped(us)', 12)}${pad('ratio', 8)}${pad('#wrong', 7)}`);
+if (rank === 0 && !json) console.log(`#${pad('ranks', 6)}${pad('tensors', 8)}${pad('total(B)', 10)}${pad('many(us)', 11)}${pad('submit(us)', 11)}${pad('one(us)', 11)}${pad('ratio', 8)}${pad('grouped(us)', 12)}${pad('ratio', 8)}${pad('#wrong', 7)}${pad('paired', 8)}${pad('g.paired', 9)}`);
 for (const n of tensorCounts) {
   // Tensor i holds rank + 1 + (i % 3), so a swapped or misplaced tensor shows up as wrong.
   const inputs = Array.from({ length: n }, (_, i) => new Float32Array(elements).fill(rank + 1 + (i % 3)));
@@ -70,7 +70,11 @@ for (const n of tensorCounts) {
   const row = { np: size, tensors: n, bytes: n * elements * 4, manyUs: median(manyUs), oneUs: median(oneUs), groupedUs: median(groupedUs), submitUs: median(submitUs), wrong, reps };
   row.ratio = row.manyUs / row.oneUs;
   row.groupedRatio = row.groupedUs / row.oneUs;
+  // The same ratios within each repetition (its three timings back to back), then their median:
+  // a change of the machine's speed slower than one repetition falls on both sides of each.
+  row.pairedRatio = median(manyUs.map((t, r) => t / oneUs[r]));
+  row.groupedPairedRatio = median(groupedUs.map((t, r) => t / oneUs[r]));
   if (rank === 0 && json) console.log(`BENCH ${JSON.stringify(row)}`);
-  else if (rank === 0) console.log(` ${pad(size, 6)}${pad(n, 8)}${pad(row.bytes, 10)}${pad(row.manyUs.toFixed(0), 11)}${pad(row.submitUs.toFixed(0), 11)}${pad(row.oneUs.toFixed(0), 11)}${pad(row.ratio.toFixed(2) + 'x', 8)}${pad(row.groupedUs.toFixed(0), 12)}${pad(row.groupedRatio.toFixed(2) + 'x', 8)}${pad(wrong, 7)}`);
+  else if (rank === 0) console.log(` ${pad(size, 6)}${pad(n, 8)}${pad(row.bytes, 10)}${pad(row.manyUs.toFixed(0), 11)}${pad(row.submitUs.toFixed(0), 11)}${pad(row.oneUs.toFixed(0), 11)}${pad(row.ratio.toFixed(2) + 'x', 8)}${pad(row.groupedUs.toFixed(0), 12)}${pad(row.groupedRatio.toFixed(2) + 'x', 8)}${pad(wrong, 7)}${pad(row.pairedRatio.toFixed(2) + 'x', 8)}${pad(row.groupedPairedRatio.toFixed(2) + 'x', 9)}`);
 }
 await kolo.shutdown();
