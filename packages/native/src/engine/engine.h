@@ -3,6 +3,7 @@
 // transport. Completions leave through a CompletionSink, batched per cycle.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -147,6 +148,8 @@ class Engine {
   // Starts (non-empty path) or stops the timeline from the next cycle on; rank 0 only writes.
   void SetTimeline(const std::string& path, bool mark_cycles);
   const EngineConfig& config() const { return config_; }
+  // How many times cycles fused a set of cache hits afresh rather than reusing a recent one.
+  uint64_t FusionsOfHits() const { return fusions_of_hits_.load(std::memory_order_relaxed); }
   // The fusion threshold and cycle time in force, and whether the autotuner is still searching.
   TuningState Tuning() const;
 
@@ -161,6 +164,8 @@ class Engine {
   ResponseList Negotiate(const std::vector<const Request*>& mine, bool shutdown,
                          const std::vector<Response>** hits);
   ResponseList NegotiateFully(RequestList mine);
+  // The fused responses of the cache entries `ready`: a set fused in a recent cycle (with no cache
+  // change or new fusion threshold since) is reused, not fused again.
   const std::vector<Response>* FuseHits(const std::vector<size_t>& ready);
   // This rank's votes on the cache entries, into votes_.
   void CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
@@ -247,14 +252,21 @@ class Engine {
   static constexpr int64_t kNotPending = -1;
   std::vector<int64_t> pending_since_;
   size_t pending_count_ = 0;
-  // The last cycle's cache hits and their fused responses: a training loop submits the same
+  // Recent cycles' cache hits and their fused responses: a training loop submits the same
   // tensors every step, and then reuses them instead of copying and fusing every response again.
+  // A step often has more than one such set (the gradients, then a metric or a grouped call), so
+  // the most recently used kFusedHitSets are kept, not only the last.
   struct FusedHits {
     std::vector<size_t> indices;
     uint64_t generation = 0;
     int64_t threshold = -1;
+    uint64_t last_used = 0;  // 0: never filled
     std::vector<Response> responses;
-  } last_hits_;
+  };
+  static constexpr size_t kFusedHitSets = 8;
+  std::array<FusedHits, kFusedHitSets> fused_hits_;
+  uint64_t fused_hits_clock_ = 0;
+  std::atomic<uint64_t> fusions_of_hits_{0};
   // Negotiate's and CastVotes's working vectors, reused every cycle.
   std::vector<char> votes_;
   std::vector<std::optional<size_t>> vote_hits_;

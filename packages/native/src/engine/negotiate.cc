@@ -307,22 +307,30 @@ bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
 }
 
 // The fused responses of the cache entries `ready` (in index order), as the coordinator would
-// fuse them; the same entries as last time (and no cache change since) reuse last time's. They
-// live in last_hits_, so they stay valid until the next call.
+// fuse them. They live in fused_hits_, so they stay valid until the next call.
 const std::vector<Response>* Engine::FuseHits(const std::vector<size_t>& ready) {
   if (ready.empty()) return nullptr;
-  FusedHits& last = last_hits_;
-  if (ready != last.indices || cache_.generation() != last.generation ||
-      config_.fusion_threshold_bytes != last.threshold) {
-    std::vector<Response> responses;
-    responses.reserve(ready.size());
-    for (size_t i : ready) responses.push_back(cache_.At(i));
-    last.responses = Coordinator::FuseResponses(std::move(responses), config_.fusion_threshold_bytes);
-    last.indices = ready;
-    last.generation = cache_.generation();
-    last.threshold = config_.fusion_threshold_bytes;
+  const uint64_t generation = cache_.generation();
+  const int64_t threshold = config_.fusion_threshold_bytes;
+  FusedHits* oldest = &fused_hits_[0];
+  for (FusedHits& set : fused_hits_) {
+    if (set.last_used != 0 && set.generation == generation && set.threshold == threshold &&
+        set.indices == ready) {
+      set.last_used = ++fused_hits_clock_;
+      return &set.responses;
+    }
+    if (set.last_used < oldest->last_used) oldest = &set;
   }
-  return &last.responses;
+  std::vector<Response> responses;
+  responses.reserve(ready.size());
+  for (size_t i : ready) responses.push_back(cache_.At(i));
+  oldest->responses = Coordinator::FuseResponses(std::move(responses), threshold);
+  oldest->indices = ready;
+  oldest->generation = generation;
+  oldest->threshold = threshold;
+  oldest->last_used = ++fused_hits_clock_;
+  fusions_of_hits_.fetch_add(1, std::memory_order_relaxed);
+  return &oldest->responses;
 }
 
 ResponseList Engine::NegotiateFully(RequestList mine) {

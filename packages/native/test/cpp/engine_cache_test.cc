@@ -228,6 +228,68 @@ TEST_F(EngineCache, RepeatedAndChangingSetsOfCachedNamesFuseCorrectly) {
   }
 }
 
+// A step with two sets of cached names (a training step's gradients, then a metric) reuses the
+// fused responses of both, not only of the last cycle's: after each set has been fused once,
+// alternating them fuses nothing again, until a changed shape changes the cache. Both sets are
+// too large to travel with the votes, so their hits are fused and run after the vote. Each
+// rank enqueues a step's names at once, so a cycle's hits are always a whole set.
+TEST_F(EngineCache, AlternatingSetsOfCachedNamesReuseTheirFusedResponses) {
+  Start(2);
+  using Set = std::vector<std::pair<std::string, int64_t>>;
+  const Set gradients = {{"a", 6000}, {"b", 6000}};
+  const Set metric = {{"c", 10000}};
+  const Set reshaped = {{"a", 6000}, {"b", 7000}};
+  auto run = [&](int step, const Set& set) {
+    for (int r = 0; r < 2; ++r) {
+      std::vector<EntryPtr> v;
+      for (size_t k = 0; k < set.size(); ++k) {
+        const auto& [name, n] = set[k];
+        auto& buf = buffers_[{r, name}];
+        buf.assign(static_cast<size_t>(n), static_cast<float>(10 * step + k + r));
+        auto e = std::make_unique<TensorEntry>();
+        e->request = Allreduce(name, {n});
+        e->input = buf.data();
+        e->output = buf.data();
+        e->owner = std::make_shared<int>(0);
+        v.push_back(std::move(e));
+      }
+      ASSERT_TRUE(engines_[r]->Enqueue(std::move(v), true).ok());
+    }
+    for (size_t k = 0; k < set.size(); ++k) {
+      ExpectAll(set[k].first, static_cast<size_t>(set[k].second), static_cast<float>(2 * (10 * step + k) + 1));
+    }
+  };
+  int step = 0;
+  // Negotiated in full the first time, then each set's hits fused once.
+  for (int i = 0; i < 2; ++i) {
+    run(step++, gradients);
+    run(step++, metric);
+  }
+  std::vector<uint64_t> fused;
+  for (int r = 0; r < 2; ++r) fused.push_back(engines_[r]->FusionsOfHits());
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(fused[r], 2u) << "rank " << r;
+  for (int i = 0; i < 3; ++i) {
+    run(step++, gradients);
+    run(step++, metric);
+  }
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(engines_[r]->FusionsOfHits(), fused[r]) << "rank " << r;
+  // "b" changes shape: evicted and negotiated again, which changes the cache, so both sets are
+  // fused afresh (with the new size: a stale response would leave "b" short or fail).
+  for (int i = 0; i < 2; ++i) {
+    run(step++, reshaped);
+    run(step++, metric);
+  }
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_GT(engines_[r]->FusionsOfHits(), fused[r]) << "rank " << r;
+    fused[r] = engines_[r]->FusionsOfHits();
+  }
+  for (int i = 0; i < 3; ++i) {
+    run(step++, reshaped);
+    run(step++, metric);
+  }
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(engines_[r]->FusionsOfHits(), fused[r]) << "rank " << r;
+}
+
 // A name evicted by a mismatch is not cached again, so a later name takes over its cache index.
 // The first hit of that new name repeats the index of the last cycle that had hits, and must
 // still run under the new name (a reused fused response would name the old one, whose entry no
