@@ -231,7 +231,8 @@ void ShmChannel::Sync(const char* what) {
 // arrived is gone or closed its transport, or the deadline passed. A peer that arrived and then
 // left (a clean exit after the last barrier) is not a failure.
 void ShmChannel::CheckPeers(int awaited, uint32_t target,
-                            std::chrono::steady_clock::time_point deadline, const char* what) {
+                            std::chrono::steady_clock::time_point deadline, const char* what,
+                            bool processes) {
   auto arrived = [&](int r) {
     return static_cast<int32_t>(control(r).arrived.load() - target) >= 0;
   };
@@ -242,7 +243,7 @@ void ShmChannel::CheckPeers(int awaited, uint32_t target,
                              " left the shared-memory group after a failure",
                          failed);
   }
-  for (int r = 0; r < size_; ++r) {
+  for (int r = 0; r < size_ && processes; ++r) {
     if (r == rank_ || !ProcessGone(control(r).pid.load()) || arrived(r)) continue;
     Abort(r);
     throw TransportError(std::string(what) + ": rank " + std::to_string(r) + " (pid " +
@@ -278,9 +279,15 @@ void ShmChannel::WaitFor(int peer, uint32_t target, const char* what) {
     ::sched_yield();
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  // Before the first sleep only what shared memory says (an abort, a closed connection, the
+  // deadline): whether each peer's process still runs costs a kill and a read of /proc per peer,
+  // which on a busy host delayed noticing the peer's arrival by microseconds on every wait that
+  // got this far. A peer that died is then noticed one slice (5 ms) later.
+  bool first_sleep = true;
   while (true) {
     if (reached(c.arrived.load())) return;
-    CheckPeers(peer, target, deadline, what);
+    CheckPeers(peer, target, deadline, what, /*processes=*/!first_sleep);
+    first_sleep = false;
     c.waiters.fetch_add(1);
     const uint32_t seen = c.arrived.load();
     if (!reached(seen) && header().abort.load() == 0) FutexWait(c.arrived, seen);

@@ -81,8 +81,9 @@ class ShmChannel {
   Header& header() const;
   Control& control(int rank) const;
   void WaitFor(int peer, uint32_t target, const char* what);
+  // `processes`: also whether each peer's process still runs (system calls per peer).
   void CheckPeers(int awaited, uint32_t target, std::chrono::steady_clock::time_point deadline,
-                  const char* what);
+                  const char* what, bool processes);
   void WaitAttached(std::chrono::steady_clock::time_point deadline);
 
   int rank_;
