@@ -29,6 +29,25 @@ const drivers = {
   e2e: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'e2e.mjs'),
   memory: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'memory.mjs'),
 };
+const usage = `Usage: npm run bench -- <name> [options]
+
+  allreduce | allgather | broadcast   nccl-tests style tables, Kolo beside the baselines
+      --np N                          ranks (default 2)
+      --transport shm,shm-sync,gloo,mpi
+                                      Kolo columns (default shm; -sync: the blocking call)
+      --baseline mpi-c,gloo-cc,torch  baseline columns (default none)
+      --rounds R                      interleaved rounds per column (default 3)
+      env: KOLO_BENCH_MIN_BYTES, KOLO_BENCH_MAX_BYTES, KOLO_BENCH_IN_PLACE=1
+  latency                             4 KiB sync and async calls, back to back and from a barrier
+  fusion                              N tensors submitted together against one allreduce
+  phases                              where a small call's time goes (builds a traced addon)
+  e2e                                 tfjs MNIST: DistributedOptimizer overhead and scaling
+  memory                              RSS, heap and descriptors over 10,000 training steps
+  (fusion, phases, e2e and memory take their own options: see docs/performance.md)`;
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(usage);
+  process.exit(0);
+}
 if (Object.hasOwn(drivers, process.argv[2] ?? '')) {
   const { main } = await import(pathToFileURL(drivers[process.argv[2]]).href);
   process.exit(
@@ -39,15 +58,22 @@ if (Object.hasOwn(drivers, process.argv[2] ?? '')) {
     }),
   );
 }
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    np: { type: 'string', default: '2' },
-    transport: { type: 'string', default: 'shm' },
-    baseline: { type: 'string', default: '' },
-    rounds: { type: 'string', default: '3' },
-  },
-});
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        np: { type: 'string', default: '2' },
+        transport: { type: 'string', default: 'shm' },
+        baseline: { type: 'string', default: '' },
+        rounds: { type: 'string', default: '3' },
+      },
+    });
+  } catch (error) {
+    console.error(`bench: ${error.message}\n\n${usage}`);
+    process.exit(2);
+  }
+})();
 const name = positionals[0] ?? 'allreduce';
 const script = join(benchDir, `${name}.mjs`);
 if (!existsSync(script)) {
