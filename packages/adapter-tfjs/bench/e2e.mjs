@@ -76,6 +76,9 @@ if (mode === 'overhead') {
   }
   const row = { mode, np: size, batch, plainMs: median(plainMs), distributedMs: median(distributedMs), plainCpuMs: median(plainCpuMs), distributedCpuMs: median(distributedCpuMs) };
   row.overhead = row.distributedMs / row.plainMs - 1;
+  // Each pair's own ratio (its two steps back to back), then their median: the machine's
+  // stretches of fast and slow steps then fall on both sides of each ratio.
+  row.pairedOverhead = median(distributedMs.map((d, i) => d / plainMs[i])) - 1;
   row.cpuOverhead = row.distributedCpuMs / row.plainCpuMs - 1;
   if (rank === 0) console.log(`BENCH ${JSON.stringify(row)}`);
 } else {

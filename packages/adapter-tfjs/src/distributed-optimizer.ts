@@ -31,6 +31,11 @@ export class DistributedOptimizer extends Optimizer {
   /** The resolved options. */
   readonly options: ResolvedDistributedOptimizerOptions;
   private readonly accumulator: GradientAccumulator;
+  /**
+   * A fused gradient buffer no step holds, for the next step to fuse into. A step takes it, so
+   * two `step()` calls in flight at once never share one.
+   */
+  private spare: Float32Array | undefined;
 
   constructor(optimizer: Optimizer, options?: DistributedOptimizerOptions) {
     super();
@@ -59,7 +64,7 @@ export class DistributedOptimizer extends Optimizer {
    */
   override applyGradients(variableGradients: NamedTensorMap | NamedTensor[]): void {
     const entries = gradientEntries(variableGradients);
-    const ready = this.accumulator.add(fuseGradients(entries));
+    const ready = this.accumulate(entries);
     if (ready !== undefined) this.applyReduced(entries, reduceFusedSync(ready, this.reduction()));
   }
 
@@ -80,7 +85,7 @@ export class DistributedOptimizer extends Optimizer {
     try {
       const listed = options.varList?.map((v) => ({ name: v.name, tensor: grads[v.name] as NamedTensor['tensor'] }));
       entries = gradientEntries(listed ?? grads);
-      ready = this.accumulator.add(fuseGradients(entries));
+      ready = this.accumulate(entries);
     } finally {
       dispose(grads);
     }
@@ -119,6 +124,20 @@ export class DistributedOptimizer extends Optimizer {
     return { name, op, compression, predivide: gradientPredivideFactor, localScale: 1 / backwardPassesPerStep };
   }
 
+  /**
+   * Fuses one pass's gradients (into the spare buffer when there is one) and adds it to the step.
+   * Returns the step's buffer when this pass completes it.
+   */
+  private accumulate(entries: readonly GradientEntry[]): Float32Array | undefined {
+    const fused = fuseGradients(entries, this.spare);
+    this.spare = undefined;
+    const ready = this.accumulator.add(fused);
+    // Copied or added into the accumulator's own sum: free again.
+    if (ready !== fused) this.spare = fused;
+    return ready;
+  }
+
+  /** Applies the reduced step; its buffer is then free for the next step. */
   private applyReduced(entries: readonly GradientEntry[], reduced: Float32Array): void {
     const named = splitGradients(entries, reduced);
     try {
@@ -126,5 +145,6 @@ export class DistributedOptimizer extends Optimizer {
     } finally {
       dispose(named.map((g) => g.tensor).filter((t) => t !== null));
     }
+    this.spare = reduced;
   }
 }

@@ -68,20 +68,24 @@ function elementCount(shape: readonly number[]): number {
 /**
  * Copies every gradient into one Float32Array (a null gradient contributes zeros) followed by one
  * presence flag per gradient (1 when this rank has it). After a sum or average across ranks a
- * flag above zero means some rank had that gradient.
+ * flag above zero means some rank had that gradient. Writes into `reuse` when it has the right
+ * length (a step's buffer, free again after the step): a new buffer of a model's gradients each
+ * step costs fresh memory, its page faults and the collection of the last one.
  *
  * @example
  * ```ts
  * const fused = fuseGradients(entries); // [...g0, ...g1, flag0, flag1]
  * ```
  */
-export function fuseGradients(entries: readonly GradientEntry[]): Float32Array {
+export function fuseGradients(entries: readonly GradientEntry[], reuse?: Float32Array): Float32Array {
   const total = entries.reduce((n, e) => n + elementCount(e.shape), 0);
-  const fused = new Float32Array(total + entries.length);
+  const reused = reuse !== undefined && reuse.length === total + entries.length;
+  const fused = reused ? reuse : new Float32Array(total + entries.length);
   let offset = 0;
   entries.forEach((entry, i) => {
     const n = elementCount(entry.shape);
     if (entry.tensor !== null) fused.set(entry.tensor.dataSync() as Float32Array, offset);
+    else if (reused) fused.fill(0, offset, offset + n);
     fused[total + i] = entry.tensor === null ? 0 : 1;
     offset += n;
   });
@@ -91,6 +95,8 @@ export function fuseGradients(entries: readonly GradientEntry[]): Float32Array {
 /**
  * Turns a reduced fused buffer back into named gradient tensors, in the same order. A gradient no
  * rank had stays null, so the wrapped optimizer skips it exactly as it would on one process.
+ * The tensors are views of `fused` (tfjs keeps a float32 array it is given as the tensor's
+ * values), so `fused` must not change until they are disposed.
  *
  * @example
  * ```ts
@@ -105,7 +111,7 @@ export function splitGradients(entries: readonly GradientEntry[], fused: Float32
     const start = offset;
     offset += n;
     const present = (fused[total + i] as number) > 0;
-    const t = present ? tensor(fused.slice(start, start + n), [...entry.shape], 'float32') : null;
+    const t = present ? tensor(fused.subarray(start, start + n), [...entry.shape], 'float32') : null;
     return { name: entry.name, tensor: t as Tensor };
   });
 }

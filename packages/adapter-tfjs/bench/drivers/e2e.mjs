@@ -62,6 +62,7 @@ export async function main(argv) {
     ['step time, plain tfjs Adam, -np 1', `${overhead.plainMs.toFixed(1)} ms`, '', ''],
     ['step time, DistributedOptimizer, -np 1', `${overhead.distributedMs.toFixed(1)} ms`, '', ''],
     ['DistributedOptimizer overhead, -np 1', `${(overhead.overhead * 100).toFixed(1)} %`, `<= ${maxOverhead * 100} %`, overhead.overhead <= maxOverhead ? 'yes' : 'NO'],
+    ['  paired: median of the pairs\' ratios', `${(overhead.pairedOverhead * 100).toFixed(1)} %`, '', ''],
     ['  CPU ms/step, plain / distributed', `${overhead.plainCpuMs.toFixed(1)} / ${overhead.distributedCpuMs.toFixed(1)}`, '', ''],
     ['  CPU-time overhead (informational)', `${(overhead.cpuOverhead * 100).toFixed(1)} %`, '', ''],
     ['samples/s, 1 worker', one.samplesPerSec.toFixed(1), '', ''],

@@ -78,6 +78,32 @@ describe('DistributedOptimizer on one rank', () => {
     expect([a.arraySync(), b.arraySync()]).toEqual([Math.fround(-1.9), 4.5]);
   });
 
+  it('counts a gradient that is null in a later pass as zeros, not as the values of the pass before', () => {
+    // Every pass after the first fuses into the buffer the pass before it used.
+    const a = tf.variable(tf.scalar(0));
+    const b = tf.variable(tf.scalar(0));
+    const opt = new DistributedOptimizer(tf.train.sgd(1), { backwardPassesPerStep: 2 });
+    for (const [ga, gb] of [[1, 4], [3, 8], [5, 16]] as const) {
+      opt.minimize(() => tf.add(tf.mul(a, ga), tf.mul(b, gb)) as tf.Scalar, false, [a, b]);
+      opt.minimize(() => tf.mul(a, ga + 1) as tf.Scalar, false, [a, b]);
+    }
+    // a: -(1+2)/2 - (3+4)/2 - (5+6)/2 = -10.5; b: -(4+0)/2 - (8+0)/2 - (16+0)/2 = -14
+    expect([a.arraySync(), b.arraySync(), opt.iterations]).toEqual([-10.5, -14, 3]);
+  });
+
+  it('keeps a step() in flight apart from a second one, which fails as a duplicate name', async () => {
+    const v = tf.variable(tf.scalar(0));
+    const opt = new DistributedOptimizer(tf.train.sgd(1));
+    (await opt.step(() => tf.mul(v, 1) as tf.Scalar, { varList: [v] })).dispose();
+    // Both fuse before either reduces: had the second fused into the first's buffer, the first
+    // would apply 3 instead of 2.
+    const first = opt.step(() => tf.mul(v, 2) as tf.Scalar, { varList: [v] });
+    const second = opt.step(() => tf.mul(v, 3) as tf.Scalar, { varList: [v] });
+    await expect(second).rejects.toMatchObject({ code: 'KOLO_DUPLICATE_NAME' });
+    (await first).dispose();
+    expect([v.arraySync(), opt.iterations]).toEqual([-3, 2]);
+  });
+
   it('rounds gradients to half precision with fp16 compression', () => {
     const v = tf.variable(tf.scalar(0));
     const opt = new DistributedOptimizer(tf.train.sgd(1), { compression: 'fp16' });
