@@ -1,10 +1,39 @@
-import { dispose, Optimizer, type NamedTensorMap, type Scalar, type serialization, type Variable } from '@tensorflow/tfjs-core';
+import {
+  AdadeltaOptimizer,
+  AdagradOptimizer,
+  AdamaxOptimizer,
+  AdamOptimizer,
+  dispose,
+  MomentumOptimizer,
+  Optimizer,
+  RMSPropOptimizer,
+  SGDOptimizer,
+  type NamedTensorMap,
+  type Scalar,
+  type serialization,
+  type Variable,
+} from '@tensorflow/tfjs-core';
 import { invalidArgument } from '@kolo/core';
 import { GradientAccumulator } from './gradient-accumulator.js';
 import { fuseGradients, gradientEntries, splitGradients, type GradientEntry, type NamedTensor } from './gradient-fusion.js';
 import { resolveDistributedOptimizerOptions, type DistributedOptimizerOptions, type ResolvedDistributedOptimizerOptions } from './distributed-optimizer-options.js';
 import { reduceFused, reduceFusedSync, type Reduction } from './reduce-fused.js';
 import { distributedOptimizerBrand as brand, isDistributedOptimizer } from './unwrap-optimizer.js';
+
+/**
+ * tfjs's own optimizer classes, which use a gradient only inside `applyGradients` and keep no
+ * tensor that shares its values: they may be handed views of the reduced buffer. Exactly these
+ * classes, not subclasses, whose `applyGradients` may do otherwise.
+ */
+const viewSafeOptimizers: ReadonlySet<unknown> = new Set([
+  SGDOptimizer,
+  MomentumOptimizer,
+  AdagradOptimizer,
+  AdadeltaOptimizer,
+  AdamOptimizer,
+  AdamaxOptimizer,
+  RMSPropOptimizer,
+]);
 
 /**
  * Wraps a tfjs optimizer (by composition) so that every update uses gradients averaged (or summed)
@@ -36,6 +65,8 @@ export class DistributedOptimizer extends Optimizer {
    * two `step()` calls in flight at once never share one.
    */
   private spare: Float32Array | undefined;
+  /** Whether the wrapped optimizer may be handed views of the reduced buffer, not copies. */
+  private readonly views: boolean;
 
   constructor(optimizer: Optimizer, options?: DistributedOptimizerOptions) {
     super();
@@ -45,6 +76,7 @@ export class DistributedOptimizer extends Optimizer {
     this.optimizer = optimizer;
     this.options = resolveDistributedOptimizerOptions(options);
     this.accumulator = new GradientAccumulator(this.options.backwardPassesPerStep);
+    this.views = viewSafeOptimizers.has(Object.getPrototypeOf(optimizer)?.constructor);
   }
 
   /** The wrapped optimizer's update count (it counts applied steps, not backward passes). */
@@ -139,7 +171,7 @@ export class DistributedOptimizer extends Optimizer {
 
   /** Applies the reduced step; its buffer is then free for the next step. */
   private applyReduced(entries: readonly GradientEntry[], reduced: Float32Array): void {
-    const named = splitGradients(entries, reduced);
+    const named = splitGradients(entries, reduced, this.views);
     try {
       this.optimizer.applyGradients(named);
     } finally {

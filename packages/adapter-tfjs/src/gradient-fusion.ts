@@ -95,15 +95,17 @@ export function fuseGradients(entries: readonly GradientEntry[], reuse?: Float32
 /**
  * Turns a reduced fused buffer back into named gradient tensors, in the same order. A gradient no
  * rank had stays null, so the wrapped optimizer skips it exactly as it would on one process.
- * The tensors are views of `fused` (tfjs keeps a float32 array it is given as the tensor's
- * values), so `fused` must not change until they are disposed.
+ * With `views`, the tensors are views of `fused` (tfjs keeps a float32 array it is given as the
+ * tensor's values), so `fused` must not change until they are disposed, and whoever receives them
+ * must not keep them or a clone (which shares their values) past that; tfjs's own optimizers do
+ * not. Without, each gets a copy.
  *
  * @example
  * ```ts
  * inner.applyGradients(splitGradients(entries, reduced));
  * ```
  */
-export function splitGradients(entries: readonly GradientEntry[], fused: Float32Array): NamedTensor[] {
+export function splitGradients(entries: readonly GradientEntry[], fused: Float32Array, views = false): NamedTensor[] {
   const total = fused.length - entries.length;
   let offset = 0;
   return entries.map((entry, i) => {
@@ -111,7 +113,8 @@ export function splitGradients(entries: readonly GradientEntry[], fused: Float32
     const start = offset;
     offset += n;
     const present = (fused[total + i] as number) > 0;
-    const t = present ? tensor(fused.subarray(start, start + n), [...entry.shape], 'float32') : null;
+    const values = views ? fused.subarray(start, start + n) : fused.slice(start, start + n);
+    const t = present ? tensor(values, [...entry.shape], 'float32') : null;
     return { name: entry.name, tensor: t as Tensor };
   });
 }

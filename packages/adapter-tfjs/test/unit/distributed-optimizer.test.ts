@@ -104,6 +104,24 @@ describe('DistributedOptimizer on one rank', () => {
     expect([v.arraySync(), opt.iterations]).toEqual([-3, 2]);
   });
 
+  it("hands an optimizer that is not one of tfjs's own copies of the gradients, which it may keep", () => {
+    // tfjs's own optimizers get views of the reduced buffer, which the next step rewrites; a
+    // clone shares its tensor's values, so a kept view would change under the optimizer.
+    class Keeping extends tf.SGDOptimizer {
+      readonly kept: tf.Tensor[] = [];
+      override applyGradients(grads: Parameters<tf.SGDOptimizer['applyGradients']>[0]): void {
+        for (const g of Array.isArray(grads) ? grads : []) this.kept.push(tf.keep(g.tensor.clone()));
+        super.applyGradients(grads);
+      }
+    }
+    const v = tf.variable(tf.scalar(0));
+    const inner = new Keeping(1);
+    const opt = new DistributedOptimizer(inner);
+    opt.minimize(() => tf.mul(v, 2) as tf.Scalar, false, [v]);
+    opt.minimize(() => tf.mul(v, 3) as tf.Scalar, false, [v]);
+    expect([inner.kept.map((t) => t.arraySync()), v.arraySync()]).toEqual([[2, 3], -5]);
+  });
+
   it('rounds gradients to half precision with fp16 compression', () => {
     const v = tf.variable(tf.scalar(0));
     const opt = new DistributedOptimizer(tf.train.sgd(1), { compression: 'fp16' });
