@@ -113,8 +113,8 @@ export function splitGradients(entries: readonly GradientEntry[], fused: Float32
     const start = offset;
     offset += n;
     const present = (fused[total + i] as number) > 0;
-    const values = (): Float32Array => (views ? fused.subarray(start, start + n) : fused.slice(start, start + n));
-    const t = present ? tensor(values(), [...entry.shape], 'float32') : null;
+    const values = present ? (views ? fused.subarray(start, start + n) : fused.slice(start, start + n)) : null;
+    const t = values === null ? null : tensor(values, [...entry.shape], 'float32');
     return { name: entry.name, tensor: t as Tensor };
   });
 }

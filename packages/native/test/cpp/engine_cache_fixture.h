@@ -143,15 +143,20 @@ class EngineCache : public ::testing::Test {
   // output is `output_bytes` long; null means none).
   Status SubmitEntry(int rank, Request r, const void* input, void* output, size_t output_bytes = 0,
                      bool wake = true) {
+    std::vector<EntryPtr> v;
+    v.push_back(NewEntry(std::move(r), input, output, output_bytes));
+    return engines_[rank]->Enqueue(std::move(v), wake);
+  }
+
+  // An entry of its own call (its own owner) reading `input` and writing `output`.
+  static EntryPtr NewEntry(Request r, const void* input, void* output, size_t output_bytes = 0) {
     auto e = std::make_unique<TensorEntry>();
     e->request = std::move(r);
     e->input = input;
     e->output = output;
     e->output_bytes = output_bytes;
     e->owner = std::make_shared<int>(0);
-    std::vector<EntryPtr> v;
-    v.push_back(std::move(e));
-    return engines_[rank]->Enqueue(std::move(v), wake);
+    return e;
   }
 
   // Submits the members `names` (one shape each) as one grouped call on every rank, rank r's

@@ -246,12 +246,7 @@ TEST_F(EngineCache, AlternatingSetsOfCachedNamesReuseTheirFusedResponses) {
         const auto& [name, n] = set[k];
         auto& buf = buffers_[{r, name}];
         buf.assign(static_cast<size_t>(n), static_cast<float>(10 * step + k + r));
-        auto e = std::make_unique<TensorEntry>();
-        e->request = Allreduce(name, {n});
-        e->input = buf.data();
-        e->output = buf.data();
-        e->owner = std::make_shared<int>(0);
-        v.push_back(std::move(e));
+        v.push_back(NewEntry(Allreduce(name, {n}), buf.data(), buf.data()));
       }
       ASSERT_TRUE(engines_[r]->Enqueue(std::move(v), true).ok());
     }
