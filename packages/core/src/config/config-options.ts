@@ -40,7 +40,9 @@ export interface ConfigOptions {
    * Microseconds the end of a JS turn that queued async calls waits for the other ranks to
    * queue theirs (shared memory on one host), so each runs the cycle on its own JS thread
    * without a hand-off to the engine thread; 0 hands off at once. Default 50, or 500 when the
-   * host runs more ranks than this process has CPUs (`defaultCallerSpinUs`).
+   * host runs more ranks than this process has CPUs (`defaultCallerSpinUs`). A turn of several
+   * calls waits 1 µs longer for each call after the first: the peers take about as much longer
+   * to queue theirs.
    */
   readonly callerSpinUs?: number;
   /** How long a rendezvous or a collective may wait for peers before failing. */

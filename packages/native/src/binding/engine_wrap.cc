@@ -320,7 +320,7 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
     failed_indices.Set(failed, Napi::Number::New(env, i));
     failed_outcomes.Set(failed++, outcome);
   };
-  bool queued = false;
+  size_t queued = 0;  // calls
   {
     std::vector<EntryPtr>& entries = entries_;  // each call's, in turn
     const ClearOnExit clear{entries};  // a call that failed leaves its entries there
@@ -341,12 +341,12 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
         continue;
       }
       Hold(env);
-      queued = true;
+      ++queued;
     }
   }
   // As the wake microtask does: when every peer already waits, run the cycle here.
   KOLO_TRACE_POINT("queued");
-  if (queued && engine_ && !engine_->TryDriveOnce()) {
+  if (queued > 0 && engine_ && !engine_->TryDriveOnce(queued)) {
     KOLO_TRACE_POINT("handed-off");
     engine_->Wake();
   }

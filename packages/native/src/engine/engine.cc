@@ -246,7 +246,7 @@ void Engine::DriveUntil(const std::function<bool()>& done) {
   if (queue_.InFlight() > 0) Wake();
 }
 
-bool Engine::TryDriveOnce() {
+bool Engine::TryDriveOnce(size_t calls) {
   std::unique_lock<std::mutex> lock(cycle_mu_, std::try_to_lock);
   if (!lock.owns_lock() || loop_over_ || !caller_may_drive_ || !queue_.HasUnsent()) return false;
   Transport& t = *connection_.transport;
@@ -255,8 +255,9 @@ bool Engine::TryDriveOnce() {
     // sees every peer announced (or waiting) runs the cycle here. One that gives up withdraws
     // and hands the cycle to its background thread, which a peer that already started waits for.
     if (config_.caller_spin_us <= 0 || !t.AnnounceNext(true)) return false;
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::microseconds(config_.caller_spin_us);
+    const int64_t spin_us =
+        config_.caller_spin_us + kCallerSpinPerCallUs * static_cast<int64_t>(calls > 0 ? calls - 1 : 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
     bool ready = t.PeersReady();
     for (int i = 1; !ready && std::chrono::steady_clock::now() < deadline; ++i) {
       if (i % 32 == 0) std::this_thread::yield();

@@ -354,7 +354,8 @@ TEST_F(EngineCache, CallersThatQueueTogetherRunTheCycleOnTheirOwnThreads) {
 }
 
 // A caller whose peer does not queue within the spin time withdraws its announcement and hands
-// the cycle to its background thread; the late peer's request then completes with it.
+// the cycle to its background thread; the late peer's request then completes with it. The spin
+// grows by kCallerSpinPerCallUs for each further call of the caller's turn.
 TEST_F(EngineCache, ACallerWhosePeerIsLateHandsTheCycleToItsBackgroundThread) {
   spin_us_ = 2000;
   idle_wake_ms_ = 600'000;  // no idle cycle may hold the cycle lock or wait in a cycle
@@ -365,14 +366,19 @@ TEST_F(EngineCache, ACallerWhosePeerIsLateHandsTheCycleToItsBackgroundThread) {
   ASSERT_TRUE(Submit(0, Allreduce("w", {4}), std::vector<float>(4, 1.0f), false).ok());
   // The background thread may still be finishing the cycle that ran "up" (it holds the cycle
   // lock until the cycle ends), and then the call returns at once; try again until it spins.
-  bool spun = false;
-  for (int attempt = 0; attempt < 100 && !spun; ++attempt) {
-    const auto t0 = std::chrono::steady_clock::now();
-    ASSERT_FALSE(engines_[0]->TryDriveOnce());
-    spun = std::chrono::steady_clock::now() - t0 >= std::chrono::microseconds(spin_us_);
-    if (!spun) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  EXPECT_TRUE(spun) << "TryDriveOnce never waited the spin time for the late peer";
+  const auto spins = [&](size_t calls, int64_t us) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const auto t0 = std::chrono::steady_clock::now();
+      EXPECT_FALSE(engines_[0]->TryDriveOnce(calls));
+      if (std::chrono::steady_clock::now() - t0 >= std::chrono::microseconds(us)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  };
+  EXPECT_TRUE(spins(1, spin_us_)) << "TryDriveOnce never waited the spin time for the late peer";
+  // A turn of 20,001 calls: 20 ms more, far past what a preempted 2 ms spin could last.
+  EXPECT_TRUE(spins(20'001, spin_us_ + 20'000 * kCallerSpinPerCallUs))
+      << "TryDriveOnce of 20,001 calls never waited 20 ms longer than the spin time";
   engines_[0]->Wake();
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(Submit(1, Allreduce("w", {4}), std::vector<float>(4, 2.0f)).ok());
