@@ -36,15 +36,31 @@ export function arrayNoun(dtype: DtypeName): string {
   return `${name.startsWith('I') ? 'an' : 'a'} ${name}`;
 }
 
-const dtypeByClassName: ReadonlyMap<string | undefined, DtypeName> = new Map([
-  ['Float32Array', 'float32'],
-  ['Float64Array', 'float64'],
-  ['Int32Array', 'int32'],
-  ['BigInt64Array', 'int64'],
-  ['Uint8Array', 'uint8'],
-  ['Int8Array', 'int8'],
-  ['Uint16Array', 'float16'],
-]);
+/**
+ * The dtype a typed array class holds, by the class's name; undefined for any other. A switch,
+ * not a Map: the names are interned constants, so each case is one comparison, where a Map
+ * lookup hashed the name (twice per allreduce, for its data and its output).
+ */
+function dtypeOfClassName(className: string | undefined): DtypeName | undefined {
+  switch (className) {
+    case 'Float32Array':
+      return 'float32';
+    case 'Float64Array':
+      return 'float64';
+    case 'Int32Array':
+      return 'int32';
+    case 'BigInt64Array':
+      return 'int64';
+    case 'Uint8Array':
+      return 'uint8';
+    case 'Int8Array':
+      return 'int8';
+    case 'Uint16Array':
+      return 'float16';
+    default:
+      return undefined;
+  }
+}
 
 /**
  * `%TypedArray%.prototype[Symbol.toStringTag]`: a typed array's class name from its internal
@@ -71,7 +87,7 @@ const accepted =
  * ```
  */
 export function dtypeOf(value: unknown, name: string): DtypeName {
-  const dtype = dtypeByClassName.get(typedArrayClassName.call(value));
+  const dtype = dtypeOfClassName(typedArrayClassName.call(value));
   if (dtype === undefined) throw invalidArgument({ what: accepted, name, value });
   // `.buffer` is a call into V8's runtime (about 40 ns): read it once.
   const buffer = (value as ArrayBufferView).buffer as ArrayBufferLike & { readonly resizable?: boolean };
