@@ -20,8 +20,6 @@ export interface PackedBatch {
   readonly numbers: Float64Array;
   /** Every request's name, one after another (each one's length is in `numbers`). */
   readonly names: string;
-  /** How many requests the batch holds. */
-  readonly count: number;
   /** Per request its input, then its output (undefined where absent); per part for parts. */
   readonly arrays: readonly (HostArray | undefined)[];
 }
@@ -65,7 +63,7 @@ function partNumbers(parts: NativeParts | undefined): number {
  * @example
  * ```ts
  * const b = packBatch([{ requests, grouped: false }]);
- * addon.enqueuePacked(b.numbers, b.names, b.count, b.arrays, settle, ...b.arrays);
+ * addon.enqueuePacked(b.numbers, b.names, b.arrays, settle, ...b.arrays);
  * ```
  */
 export function packBatch(calls: readonly NativeCall[]): PackedBatch {
@@ -89,7 +87,6 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
   let names = '';
   const arrays: (HostArray | undefined)[] = [];
   let at = 0;
-  let count = 0;
   for (let c = 0; c < calls.length; c++) {
     const call = calls[c] as NativeCall;
     const requests = call.requests;
@@ -134,13 +131,12 @@ export function packBatch(calls: readonly NativeCall[]): PackedBatch {
     numbers[header + 2] = at - header - callHeader;
     numbers[header + 3] = names.length - namesBefore;
     numbers[header + 4] = arrays.length - arraysBefore;
-    count += call.requests.length;
   }
-  return { numbers, names, count, arrays };
+  return { numbers, names, arrays };
 }
 
 /** A packed batch as the addon takes it: its fields as arguments, in this order. */
-type BatchArguments = [numbers: Float64Array, names: string, count: number, arrays: readonly (HostArray | undefined)[]];
+type BatchArguments = [numbers: Float64Array, names: string, arrays: readonly (HostArray | undefined)[]];
 
 /**
  * The engine object the addon makes: the contract's methods but `enqueueBatch` and
@@ -164,18 +160,20 @@ function arrayArguments(arrays: PackedBatch['arrays']): readonly (HostArray | un
 }
 
 // A call of one request passes its two arrays by name: a spread argument list costs about 100 ns
-// more (V8's CallWithSpread), a few percent of a small blocking allreduce.
+// more (V8's CallWithSpread), a few percent of a small blocking allreduce. And its arguments stay
+// at six: node-addon-api reads up to six into the stack, more into a new array on the heap after
+// asking N-API for them a second time.
 
 function enqueueBatch(this: AddonEngine, calls: readonly NativeCall[], settle: NativeSettle): void {
-  const { numbers, names, count, arrays } = packBatch(calls);
-  if (arrays.length === 2) this.enqueuePacked(numbers, names, count, arrays, settle, arrays[0], arrays[1]);
-  else this.enqueuePacked(numbers, names, count, arrays, settle, ...arrayArguments(arrays));
+  const { numbers, names, arrays } = packBatch(calls);
+  if (arrays.length === 2) this.enqueuePacked(numbers, names, arrays, settle, arrays[0], arrays[1]);
+  else this.enqueuePacked(numbers, names, arrays, settle, ...arrayArguments(arrays));
 }
 
 function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grouped: boolean): NativeResult[] {
-  const { numbers, names, count, arrays } = packBatch([{ requests, grouped }]);
-  if (arrays.length === 2) return this.enqueueSyncPacked(numbers, names, count, arrays, arrays[0], arrays[1]);
-  return this.enqueueSyncPacked(numbers, names, count, arrays, ...arrayArguments(arrays));
+  const { numbers, names, arrays } = packBatch([{ requests, grouped }]);
+  if (arrays.length === 2) return this.enqueueSyncPacked(numbers, names, arrays, arrays[0], arrays[1]);
+  return this.enqueueSyncPacked(numbers, names, arrays, ...arrayArguments(arrays));
 }
 
 /**

@@ -14,8 +14,8 @@ export function request(over: Partial<NativeRequest> & Pick<NativeRequest, 'type
 }
 
 /** A batch's fields as the addon's packed methods take them: as arguments, in order. */
-export function fields(b: { numbers: unknown; names: unknown; count: unknown; arrays: unknown }): [unknown, unknown, unknown, unknown] {
-  return [b.numbers, b.names, b.count, b.arrays];
+export function fields(b: { numbers: unknown; names: unknown; arrays: unknown }): [unknown, unknown, unknown] {
+  return [b.numbers, b.names, b.arrays];
 }
 
 /** The config of a one-rank engine over Gloo, or over shared memory with `sharedMemory`. */

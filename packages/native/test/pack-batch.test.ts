@@ -16,7 +16,7 @@ describe('packBatch', () => {
       1, 0, 15, 1, 2, 2, 0, 1, 1, 0.5, 4, 3, 1, 2, 2, 3, 2, 1, 1, 0,
       2, 1, 22, 3, 4, 5, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0, 5, 0, 1, 0, 1, 1, 0, 2, 0, 0, 0,
     ]);
-    expect([batch.names, batch.count]).toEqual(['pqrr', 3]);
+    expect(batch.names).toBe('pqrr');
     expect(batch.arrays).toEqual([x, x, undefined, undefined, undefined, undefined]);
   });
 
@@ -44,7 +44,7 @@ describe('packBatch', () => {
       0, 0, 1, 0, 1, 1, 0, 1, 1, 7, 0, 4, 2, 2, 3, 0,
       5, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0,
     ]);
-    expect([batch.names, batch.count]).toEqual(['gh', 2]);
+    expect(batch.names).toBe('gh');
     expect(batch.arrays).toEqual([a, c, b, d, undefined, undefined]);
     expect(batch.arrays[0]).toBe(a);
     expect(batch.arrays[1]).toBe(c);
@@ -52,33 +52,33 @@ describe('packBatch', () => {
 
   it('the addon refuses a batch whose layout does not add up, and fails a call whose numbers stop short', async () => {
     const own = (await start('batch-test-3')) as unknown as {
-      enqueuePacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown, settle: NativeSettle): void;
+      enqueuePacked(numbers: unknown, names: unknown, arrays: unknown, settle: NativeSettle): void;
       shutdown(): Promise<void>;
     };
-    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([5, 0, 0, 0, 0]), names: '', count: 0, arrays: [] }), () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([5, 0, 0, 0, 0]), names: '', arrays: [] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
     // The header claims more name units than `names` holds.
-    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 3, 2]), names: 'n', count: 1, arrays: [undefined, undefined] }), () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 3, 2]), names: 'n', arrays: [undefined, undefined] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
-    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 1, 2]), names: 'nn', count: 1, arrays: [undefined, undefined] }), () => {})).toThrow(
-      'Expected a batch from packBatch() for enqueuePacked (1 requests, a count of 1, 2 arrays and 1 of 2 name units)',
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 1, 1, 2, 0]), names: 'nn', arrays: [undefined, undefined] }), () => {})).toThrow(
+      'Expected a batch from packBatch() for enqueuePacked (1 requests, 2 arrays for 2 slots and 1 of 2 name units)',
     );
     // The header claims more arrays than `arrays` holds.
-    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 1, 4]), names: 'n', count: 1, arrays: [undefined, undefined] }), () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 1, 4]), names: 'n', arrays: [undefined, undefined] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (a call header at 0 does not fit)',
     );
-    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 0, 0]), names: ['n'], count: 1, arrays: [] }), () => {})).toThrow(
+    expect(() => own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 0, 0, 0]), names: ['n'], arrays: [] }), () => {})).toThrow(
       'Expected a batch from packBatch() for enqueuePacked (names is not a string)',
     );
     const settled: string[] = [];
-    own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 2, 1, 2, 0, 0]), names: 'n', count: 1, arrays: [undefined, undefined] }), (indices, outcomes) => {
+    own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, 2, 1, 2, 0, 0]), names: 'n', arrays: [undefined, undefined] }), (indices, outcomes) => {
       settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
     });
     // A packed group of two parts in a call that gives it two array slots, not four.
     const group = [0, 0, 1, 0, 1, 1, 0, 1, 1, 2, 0, 4, 1, 1, 1, 1];
-    own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, group.length, 1, 2, ...group]), names: 'g', count: 1, arrays: [undefined, undefined] }), (indices, outcomes) => {
+    own.enqueuePacked(...fields({ numbers: new Float64Array([1, 0, group.length, 1, 2, ...group]), names: 'g', arrays: [undefined, undefined] }), (indices, outcomes) => {
       settled.push(`${indices[0]}: ${(outcomes[0] as Error).message}`);
     });
     expect(settled).toEqual([
@@ -90,8 +90,8 @@ describe('packBatch', () => {
 
   it('reads the arrays from the trailing arguments when they match the slots one for one, else from batch.arrays', async () => {
     const own = (await start('batch-test-6')) as unknown as {
-      enqueuePacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown, settle: NativeSettle, ...arrays: unknown[]): void;
-      enqueueSyncPacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown, ...arrays: unknown[]): unknown;
+      enqueuePacked(numbers: unknown, names: unknown, arrays: unknown, settle: NativeSettle, ...arrays: unknown[]): void;
+      enqueueSyncPacked(numbers: unknown, names: unknown, arrays: unknown, ...arrays: unknown[]): unknown;
       shutdown(): Promise<void>;
     };
     const settle = (calls: number): Promise<void> => new Promise((resolve) => {
@@ -137,7 +137,7 @@ describe('packBatch', () => {
 
   it('enqueueSync goes packed: the addon takes a batch of exactly one call', async () => {
     const own = (await start('batch-test-4')) as unknown as NativeEngine & {
-      enqueueSyncPacked(numbers: unknown, names: unknown, count: unknown, arrays: unknown): unknown;
+      enqueueSyncPacked(numbers: unknown, names: unknown, arrays: unknown): unknown;
     };
     const x = new Float32Array([2, 3]);
     const out = new Float32Array(2);

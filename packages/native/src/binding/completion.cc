@@ -80,6 +80,9 @@ void EngineWrap::EndOfCycle() {
   }
   if (std::this_thread::get_id() == js_thread_) {
     for (JobPtr& job : jobs) inline_done_.push_back(std::move(job));
+    jobs.clear();
+    std::lock_guard<std::mutex> lock(batch_mu_);
+    if (batch_.empty()) batch_.swap(jobs);
     return;
   }
   Send(new Delivery{std::move(jobs), std::nullopt, std::nullopt});
@@ -117,14 +120,15 @@ void DeliverToJs(Napi::Env env, Napi::Function, EngineWrap* wrap, Delivery* deli
     for (JobPtr& job : d->jobs) job->ForgetPinned();
     return;
   }
+  Napi::HandleScope scope(env);
   wrap->Deliver(env, *d);
 }
 
-// Settles the delivery's calls, on the JS thread. The jobs (and so their settlers) stay alive
-// until the caller drops `d`.
+// Settles the delivery's calls, on the JS thread, inside a handle scope of the caller's (the
+// call from JS that ran the cycle, or DeliverToJs's own: opening one costs an allocation). The
+// jobs (and so their settlers) stay alive until the caller drops `d`.
 void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
   KOLO_TRACE_POINT("deliver");
-  Napi::HandleScope scope(env);
   // A call of one request that carries nothing (an allreduce, a broadcast, a barrier: most
   // calls) settles with the engine's one frozen [{}] (allreduce resolves with its output, not
   // with this), so such calls build no value at all.

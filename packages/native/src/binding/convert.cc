@@ -382,11 +382,10 @@ void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first
   }
   batch.names.resize(units);
   napi_get_value_string_utf16(env, names_value, batch.names.data(), units + 1, &units);
-  batch.arrays = info[3];
-  uint32_t names = 0, arrays = 0;
-  if (napi_get_value_uint32(env, info[2], &names) != napi_ok ||
-      napi_get_array_length(env, batch.arrays, &arrays) != napi_ok) {
-    throw malformed("count is not a number or arrays is not an array");
+  batch.arrays = info[2];
+  uint32_t arrays = 0;
+  if (napi_get_array_length(env, batch.arrays, &arrays) != napi_ok) {
+    throw malformed("arrays is not an array");
   }
   // Walk the call headers: each must fit, and together they must cover every number and name.
   const auto count = [](double d, double limit) {
@@ -395,7 +394,9 @@ void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first
   size_t at = 0, name_units = 0, slots = 0;
   uint32_t requests = 0;
   while (at < length) {
-    if (length - at < kCallHeader || !count(batch.numbers[at], names) ||
+    // Each of a call's requests takes at least one of the numbers that follow its header.
+    if (length - at < kCallHeader ||
+        !count(batch.numbers[at], static_cast<double>(length - at - kCallHeader)) ||
         !count(batch.numbers[at + 2], static_cast<double>(length - at - kCallHeader)) ||
         !count(batch.numbers[at + 3], static_cast<double>(batch.names.size() - name_units)) ||
         !count(batch.numbers[at + 4], static_cast<double>(arrays - slots))) {
@@ -412,7 +413,6 @@ void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first
     call.slot_end = slots += static_cast<size_t>(batch.numbers[at + 4]);
     call.first_request = requests;
     requests += call.count;
-    if (requests > names) throw malformed("more requests than the count");
     batch.calls.push_back(call);
     at = call.end;
   }
@@ -420,10 +420,11 @@ void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first
     batch.array_args.resize(arrays);
     for (size_t i = 0; i < arrays; ++i) batch.array_args[i] = info[first_array_arg + i];
   }
-  if (requests != names || arrays != slots || name_units != batch.names.size()) {
-    throw malformed(std::to_string(requests) + " requests, a count of " + std::to_string(names) +
-                    ", " + std::to_string(arrays) + " arrays and " + std::to_string(name_units) +
-                    " of " + std::to_string(batch.names.size()) + " name units");
+  if (arrays != slots || name_units != batch.names.size()) {
+    throw malformed(std::to_string(requests) + " requests, " + std::to_string(arrays) +
+                    " arrays for " + std::to_string(slots) + " slots and " +
+                    std::to_string(name_units) + " of " + std::to_string(batch.names.size()) +
+                    " name units");
   }
 }
 

@@ -301,14 +301,14 @@ struct ClearOnExit {
 // engine) is settled before this returns; the rest of the batch is queued all the same.
 Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[4].IsFunction()) {
+  if (!info[3].IsFunction()) {
     throw Napi::TypeError::New(env, "Expected a settle function for enqueuePacked");
   }
   KOLO_TRACE_POINT("call");
   PackedBatch& batch = packed_;
-  ReadPackedBatch(env, info, 5, batch);
-  auto settler = std::make_shared<Settler>();
-  settler->fn_in_call = info[4];
+  ReadPackedBatch(env, info, 4, batch);
+  std::shared_ptr<Settler> settler = spare_settler_ ? std::move(spare_settler_) : std::make_shared<Settler>();
+  settler->fn_in_call = info[3];
   // Calls that fail at once (rare): made on the first.
   Napi::Array failed_indices, failed_outcomes;
   uint32_t failed = 0;
@@ -354,12 +354,13 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   // Calls still in flight hold the settler: pin what they need past this call. (A count of one
   // cannot grow again: only the batch's jobs copy it, and they were all made above.)
   if (settler.use_count() > 1) {
-    settler->fn = Napi::Persistent(info[4].As<Napi::Function>());
+    settler->fn = Napi::Persistent(info[3].As<Napi::Function>());
     settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
   }
   settler->fn_in_call = nullptr;
+  if (settler.use_count() == 1) spare_settler_ = std::move(settler);  // no call holds it
   if (failed > 0) {
-    info[4].As<Napi::Function>().Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
+    info[3].As<Napi::Function>().Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
   }
   KOLO_TRACE_POINT("returned");
   return env.Undefined();
@@ -396,7 +397,7 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   KOLO_TRACE_POINT("call");
   PackedBatch& batch = packed_;
-  ReadPackedBatch(env, info, 4, batch);
+  ReadPackedBatch(env, info, 3, batch);
   if (batch.calls.size() != 1) {
     throw Napi::TypeError::New(env, "Expected a batch of one call for enqueueSyncPacked");
   }

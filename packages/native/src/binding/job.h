@@ -99,7 +99,7 @@ struct PackedBatch {
   std::vector<PackedCall> calls;
 };
 
-// Reads the batch (`info[0..3]`: its numbers, names, count and arrays, as packBatch makes them)
+// Reads the batch (`info[0..2]`: its numbers, names and arrays, as packBatch makes them)
 // and checks its layout, into `batch` (whose vectors keep their capacity from one call to the
 // next); throws a TypeError (nothing queued yet) when it is malformed. Its fields come as
 // arguments, not as an object's properties: each property read is an N-API call that costs as
