@@ -10,6 +10,11 @@ const sideResolve = 2;
 const sideReject = 3;
 const sideStride = 4;
 
+/** Resolves call `index` of a turn's `sides` with `value`. */
+function settle(sides: readonly unknown[], index: number, value: unknown): void {
+  (sides[index * sideStride + sideResolve] as (value: unknown) => void)(value);
+}
+
 /**
  * A call for the engine and how its results become the caller's value.
  *
@@ -95,15 +100,12 @@ export class RequestQueue {
     const sides = this.sides;
     this.calls = [];
     this.sides = [];
-    const resolve = (index: number, value: unknown): void => {
-      (sides[index * sideStride + sideResolve] as (value: unknown) => void)(value);
-    };
     // Ends call `index` with `error`, through its failure handler when it has one.
     const failCall = (index: number, error: unknown, fromEngine: boolean): void => {
       const at = index * sideStride;
       const fail = sides[at + sideFail] as CallFailure<unknown> | undefined;
       if (fail === undefined) (sides[at + sideReject] as (error: unknown) => void)(error);
-      else resolve(index, fail(error, calls[index] as QueuedCall<unknown>, sides[at + sideContext], fromEngine));
+      else settle(sides, index, fail(error, calls[index] as QueuedCall<unknown>, sides[at + sideContext], fromEngine));
     };
     try {
       this.engine.enqueueBatch(calls, (indices, outcomes, done, count = indices.length) => {
@@ -126,7 +128,7 @@ export class RequestQueue {
             failCall(index, error, false);
             continue;
           }
-          resolve(index, value);
+          settle(sides, index, value);
         }
       });
     } catch (error) {
