@@ -5,7 +5,8 @@
 // buffer of the same bytes (the floor), the tensors as segments read and written where they lie
 // (what the engine does), and through a fusion buffer (Transport's default: copy in, reduce,
 // copy out).
-//   build/tests/Release/kolo_shm_bench [ranks=2] [max_bytes=67108864]
+//   build/tests/Release/kolo_shm_bench [ranks=2] [max_bytes=67108864] [reduce_chunk_bytes]
+// (the last: ShmOptions::reduce_chunk_bytes, default its default; to compare piece sizes)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -42,10 +43,15 @@ int main(int argc, char** argv) {
   using namespace kolo;
   const int size = argc > 1 ? std::atoi(argv[1]) : 2;
   const size_t max_bytes = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : (64u << 20);
+  const size_t chunk = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : ShmOptions{}.reduce_chunk_bytes;
   const std::string prefix = "kolo-bench-" + std::to_string(::getpid());
-  std::printf("# shm transport alone: %d ranks (threads), float32 sum\n", size);
+  std::printf("# shm transport alone: %d ranks (threads), float32 sum, reduced %zu bytes at a time\n", size, chunk);
   std::printf("#%11s %10s %10s %8s\n", "size(B)", "time(us)", "busbw", "#wrong");
-  RunRanks(size, [&](int r) { return TestShmOptions(r, size, prefix); },
+  RunRanks(size, [&](int r) {
+             ShmOptions o = TestShmOptions(r, size, prefix);
+             o.reduce_chunk_bytes = chunk;
+             return o;
+           },
            [&](ShmTransport& t, int rank) {
              for (size_t bytes = 4096; bytes <= max_bytes; bytes *= 4) {
                const int64_t count = static_cast<int64_t>(bytes / 4);

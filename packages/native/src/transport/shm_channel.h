@@ -28,6 +28,12 @@ struct ShmOptions {
   // only for it to be evicted unread. On a 2-core EPYC with 32 MiB of L3, 2 ranks, 4 to 64 MiB
   // ran 15-25% faster streamed. In place, the round has just read the result's lines.
   size_t stream_bytes = 4 << 20;
+  // A rank reduces its share of a round, scales it and copies it to its output this many bytes
+  // at a time, so each piece is copied out while it is still in the L1 cache. Reduced whole, a
+  // share (512 KiB of a 1 MiB slot on 2 ranks) fills this EPYC's L2, and the copy read much of it
+  // back. Pieces of 16 KiB (kolo_shm_bench, 8 alternating pairs, medians of the paired ratios):
+  // 0.88-0.96x the time at 256 KiB to 64 MiB on 2 ranks, 0.88-1.01x on 4; fused tensors even.
+  size_t reduce_chunk_bytes = 16 << 10;
   // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
   // -1 picks ShmSpinsFor(size, the CPUs this process may run on).
   int spins = -1;

@@ -41,7 +41,9 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       rank_(options.rank),
       size_(options.size),
       direct_bytes_(options.direct_allreduce_bytes),
-      stream_bytes_(options.stream_bytes) {}
+      stream_bytes_(options.stream_bytes),
+      // Whole cache lines, so that pieces of every element size end on element boundaries.
+      chunk_bytes_(std::max(kCacheLine, options.reduce_chunk_bytes / kCacheLine * kCacheLine)) {}
 
 ShmTransport::~ShmTransport() = default;
 
@@ -245,17 +247,20 @@ void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t co
   segments.Gather(published + mine_off + mine_bytes, at + mine_off + mine_bytes,
                   total - mine_off - mine_bytes);
   ch.Sync("allreduce");
-  if (end > begin) {
-    // Piece by piece where this rank's share crosses tensors (segments hold whole elements).
-    segments.ForEachInput(at + mine_off, mine_bytes, [&](const char* own, size_t pos, size_t len) {
+  // A chunk at a time (see ShmOptions::reduce_chunk_bytes); within a chunk, piece by piece where
+  // it crosses tensors (segments hold whole elements).
+  for (size_t done = 0; done < mine_bytes; done += chunk_bytes_) {
+    const size_t len = std::min(chunk_bytes_, mine_bytes - done);
+    const size_t from = at + mine_off + done;
+    segments.ForEachInput(from, len, [&](const char* own, size_t pos, size_t piece) {
       const size_t off = pos - at;
       ReduceInRankOrder(ch.Result(rank_) + off, size_,
                         [&](int r) { return r == rank_ ? own : ch.Input(r) + off; },
-                        static_cast<int64_t>(len / esize), dtype, op);
+                        static_cast<int64_t>(piece / esize), dtype, op);
     });
-    char* reduced = ch.Result(rank_) + mine_off;
-    ScaleBuffer(reduced, end - begin, dtype, postscale);
-    segments.Scatter(reduced, at + mine_off, mine_bytes, stream);
+    char* reduced = ch.Result(rank_) + mine_off + done;
+    ScaleBuffer(reduced, static_cast<int64_t>(len / esize), dtype, postscale);
+    segments.Scatter(reduced, from, len, stream);
   }
   ch.Sync("allreduce");
   ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
@@ -309,14 +314,16 @@ void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, 
   CopyBytes(published + mine_off + mine_bytes, in + mine_off + mine_bytes,
             total - mine_off - mine_bytes);
   ch.Sync("allreduce");
-  if (end > begin) {
-    auto contribution = [&](int r) -> const char* {
-      return r == rank_ ? in + mine_off : ch.Input(r) + mine_off;
-    };
-    char* reduced = ch.Result(rank_) + mine_off;
-    ReduceInRankOrder(reduced, size_, contribution, end - begin, dtype, op);
-    ScaleBuffer(reduced, end - begin, dtype, postscale);
-    copy_out(out + mine_off, reduced, mine_bytes);
+  // A chunk at a time (see ShmOptions::reduce_chunk_bytes). In place, a chunk of `in` is read
+  // before the same chunk of `out` is written, and later chunks are other bytes.
+  for (size_t done = 0; done < mine_bytes; done += chunk_bytes_) {
+    const size_t len = std::min(chunk_bytes_, mine_bytes - done);
+    const size_t off = mine_off + done;
+    char* reduced = ch.Result(rank_) + off;
+    ReduceInRankOrder(reduced, size_, [&](int r) { return r == rank_ ? in + off : ch.Input(r) + off; },
+                      static_cast<int64_t>(len / esize), dtype, op);
+    ScaleBuffer(reduced, static_cast<int64_t>(len / esize), dtype, postscale);
+    copy_out(out + off, reduced, len);
   }
   ch.Sync("allreduce");
   ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {

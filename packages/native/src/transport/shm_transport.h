@@ -61,6 +61,7 @@ class ShmTransport : public Transport {
   int size_;
   size_t direct_bytes_;
   size_t stream_bytes_;
+  size_t chunk_bytes_;
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
 };
 

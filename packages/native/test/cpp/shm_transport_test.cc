@@ -12,12 +12,14 @@ namespace kolo {
 namespace {
 
 // A 4 KiB slot makes every buffer over 4 KiB take several rounds, and allreduce rounds over
-// 1 KiB take the reduce-scatter path. `stream`: every allreduce writes its results with
-// streamed stores, as the large ones do by default.
+// 1 KiB take the reduce-scatter path, where a rank reduces its share 320 bytes at a time (80
+// float32s: chunks end inside tensors and elements of every size). `stream`: every allreduce
+// writes its results with streamed stores, as the large ones do by default.
 ShmOptions SmallSlots(int rank, int size, bool stream = false) {
   ShmOptions o = TestShmOptions(rank, size, "shmtest-ops");
   o.slot_bytes = 4096;
   o.direct_allreduce_bytes = 1024;
+  o.reduce_chunk_bytes = 320;
   if (stream) o.stream_bytes = 0;
   return o;
 }
