@@ -110,31 +110,6 @@ void ShmTransport::Allreduce(void* data, int64_t count, DataType dtype, ReduceOp
   AllreduceInto(data, data, count, dtype, op, 1.0);
 }
 
-void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataType dtype,
-                                 ReduceOp op, double postscale) {
-  if (count == 0) return;
-  const size_t esize = DataTypeSize(dtype);
-  if (size_ == 1) {
-    if (out != in) CopyBytes(out, in, static_cast<size_t>(count) * esize);
-    ScaleBuffer(out, count, dtype, postscale);
-    return;
-  }
-  const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
-  const char* src = static_cast<const char*>(in);
-  char* dst = static_cast<char*>(out);
-  // In place, the result's lines are in the cache already (this round read them).
-  const bool stream = out != in && static_cast<size_t>(count) * esize >= stream_bytes_;
-  for (int64_t start = 0; start < count; start += per_round) {
-    const int64_t n = std::min(per_round, count - start);
-    const size_t at = static_cast<size_t>(start) * esize;
-    if (static_cast<size_t>(n) * esize <= direct_bytes_) {
-      DirectRound(src + at, dst + at, n, dtype, op, postscale);
-    } else {
-      ScatterGatherRound(src + at, dst + at, n, dtype, op, postscale, stream);
-    }
-  }
-}
-
 // The segments of a fused allreduce as one logical buffer: copies between a byte range of it and
 // a contiguous buffer, piece by piece.
 class Segments {
@@ -192,6 +167,38 @@ class Segments {
   std::vector<size_t> starts_;
 };
 
+void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataType dtype,
+                                 ReduceOp op, double postscale) {
+  if (count == 0) return;
+  const size_t esize = DataTypeSize(dtype);
+  if (size_ == 1) {
+    if (out != in) CopyBytes(out, in, static_cast<size_t>(count) * esize);
+    ScaleBuffer(out, count, dtype, postscale);
+    return;
+  }
+  const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
+  const size_t total = static_cast<size_t>(count) * esize;
+  const char* src = static_cast<const char*>(in);
+  char* dst = static_cast<char*>(out);
+  // In place, the result's lines are in the cache already (this round read them).
+  const bool stream = out != in && total >= stream_bytes_;
+  // The buffer as one segment: a scatter-gather round is the fused path's, reading this rank's
+  // share where it lies and writing results straight to `out` (which may be `in`).
+  const std::vector<BufferSegment> whole{{in, out, total}};
+  const Segments segments(whole);
+  for (int64_t start = 0; start < count; start += per_round) {
+    const int64_t n = std::min(per_round, count - start);
+    const size_t at = static_cast<size_t>(start) * esize;
+    if (static_cast<size_t>(n) * esize <= direct_bytes_) {
+      DirectRound(src + at, dst + at, n, dtype, op, postscale);
+    } else {
+      SegmentsRound(segments, at, n, dtype, op, postscale, stream);
+    }
+  }
+}
+
+
+
 void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments, int64_t count,
                                      DataType dtype, ReduceOp op, double postscale,
                                      std::vector<char>& scratch) {
@@ -219,11 +226,14 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
   }
 }
 
-// As DirectRound or ScatterGatherRound, reading the round's inputs from the segments and
-// writing results straight to the segments' outputs: a fused allreduce then copies no fusion
-// buffer in or out. A direct round publishes the whole round and reduces into this rank's result
-// area of the slot, which no peer reads in a direct round. A scatter-gather round publishes all
-// but this rank's share, which only this rank reduces: it reads that share from the segments.
+// One round of an allreduce over segments (a fused allreduce's tensors, or AllreduceInto's one
+// buffer), reading the round's inputs from the segments and writing results straight to their
+// outputs: no fusion buffer is copied in or out. A direct round publishes the whole round and
+// reduces into this rank's result area of the slot, which no peer reads in a direct round. A
+// scatter-gather round publishes all but this rank's share, which only this rank reduces,
+// reading it from the segments; then, after the second barrier, every rank copies the other
+// shares out. A segment's output may be its input: a chunk of it is read before the same chunk
+// is written, later chunks are other bytes, and the other shares were published before.
 void ShmTransport::SegmentsRound(const Segments& segments, size_t at, int64_t count,
                                  DataType dtype, ReduceOp op, double postscale, bool stream) {
   ShmChannel& ch = *channel_;
@@ -292,43 +302,6 @@ void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataTyp
   ch.Sync("allreduce");
   ReduceInRankOrder(out, size_, [&](int r) { return ch.Input(r); }, count, dtype, op);
   ScaleBuffer(out, count, dtype, postscale);
-  ch.Advance();
-}
-
-// Rank r reduces (and scales) its share of every rank's input; after the second barrier every
-// rank copies the other shares out. A rank reads its own share from its input rather than
-// publishing it, and copies out only the other ranks' shares. `out` may be `in`: `in` is read
-// only before this rank writes `out`.
-void ShmTransport::ScatterGatherRound(const char* in, char* out, int64_t count, DataType dtype,
-                                      ReduceOp op, double postscale, bool stream) {
-  ShmChannel& ch = *channel_;
-  const size_t esize = DataTypeSize(dtype);
-  auto [begin, end] = Share(count, size_, rank_, esize);
-  const size_t mine_off = static_cast<size_t>(begin) * esize;
-  const size_t mine_bytes = static_cast<size_t>(end - begin) * esize;
-  const size_t total = static_cast<size_t>(count) * esize;
-  void (*const copy_out)(void*, const void*, size_t) = stream ? StreamBytes : CopyBytes;
-  // Publish everything except this rank's share: [0, mine_off) and [mine_off + mine_bytes, total).
-  char* published = ch.Input(rank_);
-  CopyBytes(published, in, mine_off);
-  CopyBytes(published + mine_off + mine_bytes, in + mine_off + mine_bytes,
-            total - mine_off - mine_bytes);
-  ch.Sync("allreduce");
-  // A chunk at a time (see ShmOptions::reduce_chunk_bytes). In place, a chunk of `in` is read
-  // before the same chunk of `out` is written, and later chunks are other bytes.
-  for (size_t done = 0; done < mine_bytes; done += chunk_bytes_) {
-    const size_t len = std::min(chunk_bytes_, mine_bytes - done);
-    const size_t off = mine_off + done;
-    char* reduced = ch.Result(rank_) + off;
-    ReduceInRankOrder(reduced, size_, [&](int r) { return r == rank_ ? in + off : ch.Input(r) + off; },
-                      static_cast<int64_t>(len / esize), dtype, op);
-    ScaleBuffer(reduced, static_cast<int64_t>(len / esize), dtype, postscale);
-    copy_out(out + off, reduced, len);
-  }
-  ch.Sync("allreduce");
-  ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
-    copy_out(out + off, ch.Result(r) + off, bytes);
-  });
   ch.Advance();
 }
 

@@ -45,9 +45,6 @@ class ShmTransport : public Transport {
  private:
   void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
                    double postscale);
-  // `stream`: write `out` with StreamBytes.
-  void ScatterGatherRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
-                          double postscale, bool stream);
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
