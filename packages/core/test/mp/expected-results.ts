@@ -66,8 +66,11 @@ export function checkMatrix(job: JobResult, size: number): void {
     expect(perRank(job, 'groupedAllreduce', size)).toEqual(ranks(size).map(() => [[sumOfRanks], [size, 2 * size], [sumOfRanks, size]]));
     const repeated = Array.from({ length: 6 }, (_, it) => ranks(size).flatMap((r) => Array.from({ length: r + 1 }, (_, i) => it * 100 + r * 10 + i)));
     expect(perRank(job, 'allgather.repeated', size)).toEqual(ranks(size).map(() => repeated));
-    const large = { length: 20000 * size + (size * (size - 1)) / 2, wrong: 0 };
-    expect(perRank(job, 'allgather.large', size)).toEqual(ranks(size).map(() => ({ fresh: large, into: large, same: true })));
+    for (const [n, key] of [[20000, 'large'], [40000, 'larger']] as const) {
+      const large = { length: n * size + (size * (size - 1)) / 2, wrong: 0 };
+      expect(perRank(job, `allgather.${key}`, size)).toEqual(ranks(size).map(() => ({ fresh: large, into: large, same: true })));
+    }
+    expect(perRank(job, 'broadcast.large', size)).toEqual(ranks(size).map(() => ({ fresh: 0, inPlace: 0, length: 40000 })));
     const badOutput = {
       name: 'RangeError',
       code: 'ERR_KOLO_INVALID_ARG',

@@ -72,21 +72,33 @@ report('empty', { sum: emptySum.length, gather: emptyGather.shape, bcast: emptyB
   report('allgather.repeated', rounds);
 }
 
-// A large allgather (rank r sends 20000 + r floats, 80 KiB and up: the engine's buffer becomes
-// the result's memory) and the same into an output; each element counted against its value.
-{
-  const mine = Float32Array.from({ length: 20000 + rank }, (_, i) => rank * 100000 + i);
-  const total = 20000 * size + (size * (size - 1)) / 2;
+// Large allgathers (rank r sends n + r floats: 80 KiB and up, where the engine's buffer becomes
+// the result's memory, and 160 KiB and up, where on shared memory each rank reads the others'
+// rows from their memory if the kernel allows it) and the same into an output; each element
+// counted against its value.
+for (const [n, key] of [[20000, 'large'], [40000, 'larger']]) {
+  const mine = Float32Array.from({ length: n + rank }, (_, i) => rank * 100000 + i);
+  const total = n * size + (size * (size - 1)) / 2;
   const check = (data) => {
     let wrong = 0;
     let at = 0;
-    for (let r = 0; r < size; r += 1) for (let i = 0; i < 20000 + r; i += 1, at += 1) wrong += data[at] === r * 100000 + i ? 0 : 1;
+    for (let r = 0; r < size; r += 1) for (let i = 0; i < n + r; i += 1, at += 1) wrong += data[at] === r * 100000 + i ? 0 : 1;
     return { length: data.length, wrong };
   };
-  const fresh = await kolo.allgather(mine, { name: 'large.gather' });
+  const fresh = await kolo.allgather(mine, { name: `${key}.gather` });
   const out = new Float32Array(total);
-  const into = kolo.allgatherSync(mine, { name: 'large.gather.into', output: out });
-  report('allgather.large', { fresh: check(fresh.data), into: check(out), same: into.data === out });
+  const into = kolo.allgatherSync(mine, { name: `${key}.gather.into`, output: out });
+  report(`allgather.${key}`, { fresh: check(fresh.data), into: check(out), same: into.data === out });
+}
+// A 320 KB broadcast from the last rank, in place and into a new array, counted the same way.
+{
+  const root = size - 1;
+  const n = 40000;
+  const data = Float64Array.from({ length: n }, (_, i) => (rank === root ? i * 3 + root : -1));
+  const fresh = await kolo.broadcast(data, { root, name: 'large.bcast' });
+  await kolo.broadcast(data, { root, output: data, name: 'large.bcast.inplace' });
+  const wrong = (a) => a.reduce((w, v, i) => w + (v === i * 3 + root ? 0 : 1), 0);
+  report('broadcast.large', { fresh: wrong(fresh), inPlace: wrong(data), length: fresh.length });
 }
 // An output of the wrong length fails on the rank that passed it (rank 0), once the sizes are
 // known; every other rank's call completes, and the next call works on every rank.
