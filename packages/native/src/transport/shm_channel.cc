@@ -4,12 +4,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 
 #include "transport/transport.h"
@@ -31,6 +33,8 @@ struct alignas(64) ShmChannel::Control {
   std::atomic<int32_t> pid;
   std::atomic<uint32_t> departed;  // set when this rank's transport is destroyed
   std::atomic<uint32_t> announced;  // 2 + the epoch its caller is about to leave by Sync, or 0
+  std::atomic<uint32_t> reads_peers;  // ProbeSingleCopy: 2 if this rank read every peer, else 1
+  std::atomic<uint64_t> probe_at;  // ProbeSingleCopy: where this rank's pid lies in its memory
 };
 
 namespace {
@@ -168,6 +172,51 @@ ShmChannel::ShmChannel(KeyValueStore& store, const ShmOptions& options)
   control(rank_).pid.store(static_cast<int32_t>(::getpid()));
   if (header().attached.fetch_add(1) + 1 == static_cast<uint32_t>(size_)) segment_.Unlink();
   WaitAttached(deadline);
+  single_copy_ = options.single_copy_broadcast_max_bytes > 0 && size_ > 1 && ProbeSingleCopy();
+}
+
+// Each rank reads a word of every peer's memory that holds the peer's pid. A container's
+// seccomp profile, Yama's ptrace_scope or a peer run by another user refuses the read.
+bool ShmChannel::ProbeSingleCopy() {
+  const uint64_t word = static_cast<uint64_t>(::getpid());
+  control(rank_).probe_at.store(reinterpret_cast<uintptr_t>(&word));
+  Sync("shared-memory setup");
+  bool ok = true;
+  for (int r = 0; r < size_ && ok; ++r) {
+    if (r == rank_) continue;
+    uint64_t theirs = 0;
+    struct iovec local = {&theirs, sizeof theirs};
+    struct iovec remote = {reinterpret_cast<void*>(control(r).probe_at.load()), sizeof theirs};
+    ok = ::process_vm_readv(control(r).pid.load(), &local, 1, &remote, 1, 0) ==
+             static_cast<ssize_t>(sizeof theirs) &&
+         theirs == static_cast<uint64_t>(control(r).pid.load());
+  }
+  control(rank_).reads_peers.store(ok ? 2 : 1);
+  // Past this barrier every rank has read (`word` may go) and published its answer.
+  Sync("shared-memory setup");
+  bool all = true;
+  for (int r = 0; r < size_; ++r) all = all && control(r).reads_peers.load() == 2;
+  return all;
+}
+
+void ShmChannel::ReadPeer(int peer, void* local, const void* remote, size_t bytes,
+                          const char* what) const {
+  auto* to = static_cast<char*>(local);
+  auto* from = static_cast<const char*>(remote);
+  while (bytes > 0) {
+    struct iovec l = {to, bytes};
+    struct iovec r = {const_cast<char*>(from), bytes};
+    const ssize_t n = ::process_vm_readv(control(peer).pid.load(), &l, 1, &r, 1, 0);
+    if (n <= 0) {
+      const int error = n == 0 ? EIO : errno;
+      throw TransportError(std::string(what) + ": could not read rank " + std::to_string(peer) +
+                               "'s memory (" + std::strerror(error) + ")",
+                           peer);
+    }
+    to += n;
+    from += n;
+    bytes -= static_cast<size_t>(n);
+  }
 }
 
 ShmChannel::~ShmChannel() {

@@ -43,7 +43,9 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       direct_bytes_(options.direct_allreduce_bytes),
       stream_bytes_(options.stream_bytes),
       // Whole cache lines, so that pieces of every element size end on element boundaries.
-      chunk_bytes_(std::max(kCacheLine, options.reduce_chunk_bytes / kCacheLine * kCacheLine)) {}
+      chunk_bytes_(std::max(kCacheLine, options.reduce_chunk_bytes / kCacheLine * kCacheLine)),
+      single_copy_min_(options.single_copy_broadcast_min_bytes),
+      single_copy_max_(options.single_copy_broadcast_max_bytes) {}
 
 ShmTransport::~ShmTransport() = default;
 
@@ -345,6 +347,22 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
 
 void ShmTransport::Broadcast(void* data, size_t bytes, int root) {
   ShmChannel& ch = *channel_;
+  if (ch.single_copy() && bytes > 0 && bytes >= single_copy_min_ && bytes <= single_copy_max_) {
+    // The root publishes where its array lies; the others read it from there, and the second
+    // barrier keeps the root (and its array) here until they have.
+    const auto at = reinterpret_cast<uintptr_t>(data);
+    if (rank_ == root) std::memcpy(ch.Input(root), &at, sizeof at);
+    ch.Sync("broadcast");
+    if (rank_ != root) {
+      uintptr_t from = 0;
+      std::memcpy(&from, ch.Input(root), sizeof from);
+      ch.ReadPeer(root, data, reinterpret_cast<const void*>(from), bytes, "broadcast");
+    }
+    ch.Advance();
+    ch.Sync("broadcast");
+    ch.Advance();
+    return;
+  }
   const size_t slot = ch.slot_bytes();
   char* p = static_cast<char*>(data);
   for (size_t done = 0; done < bytes; done += slot) {

@@ -38,6 +38,8 @@ class ShmTransport : public Transport {
     return true;
   }
   bool PeersReady() const override { return channel_->PeersReady(); }
+  // Whether broadcasts within ShmOptions' single-copy bounds move with one copy in this group.
+  bool SingleCopyAvailable() const { return channel_->single_copy(); }
   size_t InPlaceBytes() const override;
   char* InPlaceOutbox() override { return channel_->Input(rank_); }
   const char* const* ExchangeInPlace(const char* what) override;
@@ -59,6 +61,8 @@ class ShmTransport : public Transport {
   size_t direct_bytes_;
   size_t stream_bytes_;
   size_t chunk_bytes_;
+  size_t single_copy_min_;
+  size_t single_copy_max_;
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
 };
 

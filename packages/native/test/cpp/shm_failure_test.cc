@@ -135,5 +135,20 @@ TEST(ShmFailure, AKilledPeerProcessFailsTheOthersNamingIt) {
   EXPECT_EQ(ShmLeftovers("shmtest-killed"), std::vector<std::string>{});
 }
 
+// A broadcast's receivers read the root's memory (one copy); an address the root does not map
+// (or a root that is gone) fails the read with a TransportError naming the root.
+TEST(ShmFailure, AnUnreadablePeerAddressFailsNamingThatRank) {
+  MemoryStore store;
+  ShmChannel channel(store, TestShmOptions(0, 1, "shmtest-readpeer"));
+  char buffer[64];
+  try {
+    channel.ReadPeer(0, buffer, reinterpret_cast<const void*>(uintptr_t{64}), sizeof buffer, "broadcast");
+    FAIL() << "reading address 64 succeeded";
+  } catch (const TransportError& e) {
+    EXPECT_EQ(e.peer_rank(), 0);
+    EXPECT_EQ(std::string(e.what()).rfind("broadcast: could not read rank 0's memory (", 0), 0u) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kolo
