@@ -41,8 +41,8 @@ struct ShmOptions {
   // slot and they copy it out. On a 2-core EPYC VM, 2 ranks, three alternating runs per size:
   // 1.1-1.2x faster at 64 KiB, 1.3-1.9x at 128-512 KiB; at 1 MiB and up the kernel's copy is
   // no faster than the two vector copies (2-4 MiB: slower). Allgathers stay on two copies: with
-  // every rank reading at once they gained nothing past the noise at 64-256 KiB parts and lost
-  // at 512 KiB. A maximum of 0 turns it off (and the probe with it).
+  // every rank reading at once they gained no clear margin at 32-256 KiB parts and lost at 512
+  // KiB. A maximum of 0 turns it off (and the probe with it).
   size_t single_copy_broadcast_min_bytes = 64 << 10;
   size_t single_copy_broadcast_max_bytes = 512 << 10;
   // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
