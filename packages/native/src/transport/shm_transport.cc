@@ -349,7 +349,8 @@ void ShmTransport::Broadcast(void* data, size_t bytes, int root) {
   ShmChannel& ch = *channel_;
   if (ch.single_copy() && bytes > 0 && bytes >= single_copy_min_ && bytes <= single_copy_max_) {
     // The root publishes where its array lies; the others read it from there, and the second
-    // barrier keeps the root (and its array) here until they have.
+    // barrier keeps the root (and its array) here until they have. Every read of the address
+    // ends before that barrier too, so the next round may write this same half.
     const auto at = reinterpret_cast<uintptr_t>(data);
     if (rank_ == root) std::memcpy(ch.Input(root), &at, sizeof at);
     ch.Sync("broadcast");
@@ -358,9 +359,7 @@ void ShmTransport::Broadcast(void* data, size_t bytes, int root) {
       std::memcpy(&from, ch.Input(root), sizeof from);
       ch.ReadPeer(root, data, reinterpret_cast<const void*>(from), bytes, "broadcast");
     }
-    ch.Advance();
     ch.Sync("broadcast");
-    ch.Advance();
     return;
   }
   const size_t slot = ch.slot_bytes();

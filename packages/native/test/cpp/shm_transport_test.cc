@@ -122,20 +122,24 @@ TEST_P(ShmOps, AllgathervWithUnevenAndEmptyParts) {
   });
 }
 
+// Broadcasts `bytes` from every root in turn on rank r of n and checks every byte.
+void BroadcastFromEachRoot(ShmTransport& t, int r, int n, size_t bytes) {
+  for (int root = 0; root < n; ++root) {
+    std::vector<uint8_t> data(bytes, static_cast<uint8_t>(r));
+    if (r == root) {
+      for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 31 + root);
+    }
+    t.Broadcast(data.data(), data.size(), root);
+    for (size_t i = 0; i < data.size(); ++i) {
+      ASSERT_EQ(data[i], static_cast<uint8_t>(i * 31 + root)) << "rank " << r << ", " << bytes << " bytes";
+    }
+  }
+}
+
 TEST_P(ShmOps, BroadcastFromEveryRoot) {
   const int n = size();
-  RunRanks(n, [n](int r) { return SmallSlots(r, n); }, [&](ShmTransport& t, int r) {
-    for (int root = 0; root < n; ++root) {
-      std::vector<uint8_t> data(9001, static_cast<uint8_t>(r));
-      if (r == root) {
-        for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 31 + root);
-      }
-      t.Broadcast(data.data(), data.size(), root);
-      for (size_t i = 0; i < data.size(); ++i) {
-        ASSERT_EQ(data[i], static_cast<uint8_t>(i * 31 + root)) << "rank " << r;
-      }
-    }
-  });
+  RunRanks(n, [n](int r) { return SmallSlots(r, n); },
+           [&](ShmTransport& t, int r) { BroadcastFromEachRoot(t, r, n, 9001); });
 }
 
 // One copy (receivers read the root's memory) from 1 KiB to 1 MiB, where the kernel allows it:
@@ -153,16 +157,8 @@ TEST_P(ShmOps, SingleCopyBroadcastFromEveryRoot) {
   RunRanks(n, options, [&](ShmTransport& t, int r) {
     if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
     for (size_t bytes : {size_t{1000}, size_t{9001}, size_t{300000}, size_t{2} << 20}) {
-      for (int root = 0; root < n; ++root) {
-        std::vector<uint8_t> data(bytes, static_cast<uint8_t>(r));
-        if (r == root) {
-          for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 31 + root);
-        }
-        t.Broadcast(data.data(), data.size(), root);
-        for (size_t i = 0; i < data.size(); ++i) {
-          ASSERT_EQ(data[i], static_cast<uint8_t>(i * 31 + root)) << "rank " << r << ", " << bytes << " bytes";
-        }
-      }
+      BroadcastFromEachRoot(t, r, n, bytes);
+      if (::testing::Test::HasFatalFailure()) return;
     }
   });
   // The ranks agree, and the results above hold on either path.
