@@ -172,16 +172,18 @@ ShmChannel::ShmChannel(KeyValueStore& store, const ShmOptions& options)
   control(rank_).pid.store(static_cast<int32_t>(::getpid()));
   if (header().attached.fetch_add(1) + 1 == static_cast<uint32_t>(size_)) segment_.Unlink();
   WaitAttached(deadline);
-  single_copy_ = options.single_copy_broadcast_max_bytes > 0 && size_ > 1 && ProbeSingleCopy();
+  single_copy_ = (options.single_copy_broadcast_max_bytes > 0 || options.single_copy_allgather_max_bytes > 0) &&
+                 size_ > 1 && ProbeSingleCopy(options.single_copy_oversubscribed || size_ <= UsableCpus());
 }
 
 // Each rank reads a word of every peer's memory that holds the peer's pid. A container's
-// seccomp profile, Yama's ptrace_scope or a peer run by another user refuses the read.
-bool ShmChannel::ProbeSingleCopy() {
+// seccomp profile, Yama's ptrace_scope or a peer run by another user refuses the read. `wanted`:
+// this rank would use one copy (it has a CPU per rank); the group uses it only if every rank would.
+bool ShmChannel::ProbeSingleCopy(bool wanted) {
   const uint64_t word = static_cast<uint64_t>(::getpid());
   control(rank_).probe_at.store(reinterpret_cast<uintptr_t>(&word));
   Sync("shared-memory setup");
-  bool ok = true;
+  bool ok = wanted;
   for (int r = 0; r < size_ && ok; ++r) {
     if (r == rank_) continue;
     uint64_t theirs = 0;

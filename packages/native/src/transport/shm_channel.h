@@ -34,17 +34,24 @@ struct ShmOptions {
   // back. Pieces of 16 KiB (kolo_shm_bench, 8 alternating pairs, medians of the paired ratios):
   // 0.88-0.96x the time at 256 KiB to 64 MiB on 2 ranks, 0.88-1.01x on 4; fused tensors even.
   size_t reduce_chunk_bytes = 16 << 10;
-  // Broadcasts within these bounds move with one copy where the kernel lets the ranks read each
-  // other's memory (Linux's process_vm_readv, as Open MPI's shared-memory transport does above
-  // 4 KiB; probed once per group, and used only if every rank may read every other): receivers
-  // read the root's array straight into theirs, where otherwise the root copies it into its
-  // slot and they copy it out. On a 2-core EPYC VM, 2 ranks, three alternating runs per size:
-  // 1.1-1.2x faster at 64 KiB, 1.3-1.9x at 128-512 KiB; at 1 MiB and up the kernel's copy is
-  // no faster than the two vector copies (2-4 MiB: slower). Allgathers stay on two copies: with
-  // every rank reading at once they gained no clear margin at 32-256 KiB parts and lost at 512
-  // KiB. A maximum of 0 turns it off (and the probe with it).
+  // Broadcasts and allgathers within these bounds (an allgather's by its largest part) move
+  // with one copy where the kernel lets the ranks read each other's memory (Linux's
+  // process_vm_readv, as Open MPI's shared-memory transport does above 4 KiB; probed once per
+  // group, and used only if every rank may read every other): receivers read the sender's
+  // array straight into theirs (a broadcast's root's, each rank's input in an allgather), where
+  // otherwise each sender copies into its slot and the receivers copy out. On a 2-core EPYC
+  // VM, 2 ranks, alternating runs: broadcasts 1.1-1.2x faster at 64 KiB and 1.3-1.9x at
+  // 128-512 KiB; allgathers 1.2x at 64 KiB parts, 1.3-1.7x at 128 KiB and 1.1-1.4x at 256 KiB.
+  // Past that the kernel's copy is no faster than two vector copies (2-4 MiB: slower), and an
+  // allgather of 512 KiB parts, every rank reading at once, was slower. With more ranks than
+  // CPUs (4 ranks on 2) allgathers of 64-256 KiB parts took up to 6x as long and broadcasts
+  // gained nothing, so one copy needs a CPU per rank (on every rank) unless
+  // `single_copy_oversubscribed`. A maximum of 0 turns each off (and both the probe).
   size_t single_copy_broadcast_min_bytes = 64 << 10;
   size_t single_copy_broadcast_max_bytes = 512 << 10;
+  size_t single_copy_allgather_min_bytes = 64 << 10;
+  size_t single_copy_allgather_max_bytes = 256 << 10;
+  bool single_copy_oversubscribed = false;
   // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
   // -1 picks ShmSpinsFor(size, the CPUs this process may run on).
   int spins = -1;
@@ -81,7 +88,7 @@ class ShmChannel {
   void Advance() { half_ ^= 1; }
   size_t slot_bytes() const { return slot_bytes_; }
   // Whether every rank may read every other rank's memory with ReadPeer (probed at construction
-  // unless single_copy_broadcast_max_bytes is 0; every rank gets the same answer).
+  // unless both single-copy maximums are 0; every rank gets the same answer).
   bool single_copy() const { return single_copy_; }
   // Copies `bytes` at `remote` in rank `peer`'s memory to `local`. Throws TransportError naming
   // the peer when the kernel refuses (the peer exited, or the address is not mapped there).
@@ -108,8 +115,8 @@ class ShmChannel {
   void CheckPeers(int awaited, uint32_t target, std::chrono::steady_clock::time_point deadline,
                   const char* what, bool processes);
   void WaitAttached(std::chrono::steady_clock::time_point deadline);
-  // Whether every rank can read every other rank's memory (two barriers).
-  bool ProbeSingleCopy();
+  // Whether every rank wants one copy and can read every other rank's memory (two barriers).
+  bool ProbeSingleCopy(bool wanted);
 
   int rank_;
   int size_;

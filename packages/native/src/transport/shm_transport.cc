@@ -45,7 +45,9 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       // Whole cache lines, so that pieces of every element size end on element boundaries.
       chunk_bytes_(std::max(kCacheLine, options.reduce_chunk_bytes / kCacheLine * kCacheLine)),
       single_copy_min_(options.single_copy_broadcast_min_bytes),
-      single_copy_max_(options.single_copy_broadcast_max_bytes) {}
+      single_copy_max_(options.single_copy_broadcast_max_bytes),
+      gather_copy_min_(options.single_copy_allgather_min_bytes),
+      gather_copy_max_(options.single_copy_allgather_max_bytes) {}
 
 ShmTransport::~ShmTransport() = default;
 
@@ -307,6 +309,21 @@ void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataTyp
   ch.Advance();
 }
 
+namespace {
+// An allgather's own part to its place in the output. The input may alias the output (then
+// memmove); apart, CopyBytes: glibc's memmove copies these sizes with `rep movsb`, slow here
+// (kernels.h).
+void CopyOwnPart(char* mine, const char* in, size_t bytes) {
+  if (mine == in) return;
+  const auto in_at = reinterpret_cast<uintptr_t>(in), mine_at = reinterpret_cast<uintptr_t>(mine);
+  if (in_at + bytes <= mine_at || mine_at + bytes <= in_at) {
+    CopyBytes(mine, in, bytes);
+  } else {
+    std::memmove(mine, in, bytes);
+  }
+}
+}  // namespace
+
 void ShmTransport::Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
                               size_t element_size) {
   ShmChannel& ch = *channel_;
@@ -322,15 +339,28 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
   if (total == 0) return;
   char* out = static_cast<char*>(output);
   const char* in = static_cast<const char*>(input);
-  // The input may alias the output (then memmove, and our part is read from the output after);
-  // apart, CopyBytes: glibc's memmove copies these sizes with `rep movsb`, slow here (kernels.h).
   char* mine = out + offsets[rank_];
-  const auto in_at = reinterpret_cast<uintptr_t>(in), mine_at = reinterpret_cast<uintptr_t>(mine);
-  if (in_at + bytes[rank_] <= mine_at || mine_at + bytes[rank_] <= in_at) {
-    CopyBytes(mine, in, bytes[rank_]);
-  } else {
-    std::memmove(mine, in, bytes[rank_]);
+  if (ch.single_copy() && longest >= gather_copy_min_ && longest <= gather_copy_max_) {
+    // One copy (see ShmOptions::single_copy_allgather_min_bytes): peers read each rank's part
+    // from its input (lines only read, so they come faster than the freshly written copy), or
+    // from its place in its output where the input overlaps the output (and so may overlap
+    // other ranks' places, which the reads below write).
+    CopyOwnPart(mine, in, bytes[rank_]);
+    const bool apart = in + bytes[rank_] <= out || out + total <= in;
+    const auto at = reinterpret_cast<uintptr_t>(apart ? in : mine);
+    std::memcpy(ch.Input(rank_), &at, sizeof at);
+    ch.Sync("allgather");
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || bytes[r] == 0) continue;
+      uintptr_t from = 0;
+      std::memcpy(&from, ch.Input(r), sizeof from);
+      ch.ReadPeer(r, out + offsets[r], reinterpret_cast<const void*>(from), bytes[r], "allgather");
+    }
+    ch.Sync("allgather");
+    return;
   }
+  // Our part is read from the output after.
+  CopyOwnPart(mine, in, bytes[rank_]);
   in = mine;
   for (size_t done = 0; done < longest; done += slot) {
     if (done < bytes[rank_]) {

@@ -63,6 +63,8 @@ class ShmTransport : public Transport {
   size_t chunk_bytes_;
   size_t single_copy_min_;
   size_t single_copy_max_;
+  size_t gather_copy_min_;
+  size_t gather_copy_max_;
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
 };
 

@@ -142,19 +142,22 @@ TEST_P(ShmOps, BroadcastFromEveryRoot) {
            [&](ShmTransport& t, int r) { BroadcastFromEachRoot(t, r, n, 9001); });
 }
 
-// One copy (receivers read the root's memory) from 1 KiB to 1 MiB, where the kernel allows it:
-// 9001 and 300000 bytes take that path, 1000 bytes (under the bound) and 2 MiB (over it, 512
-// rounds of the 4 KiB slot) the slots.
+// One copy (receivers read the sender's memory) from 1 KiB to 1 MiB, where the kernel allows it
+// (with more ranks than CPUs too, so that 3 and 4 ranks take it on a 2-CPU machine).
+ShmOptions SingleCopyFrom1KiB(int rank, int size) {
+  ShmOptions o = SmallSlots(rank, size);
+  o.single_copy_broadcast_min_bytes = o.single_copy_allgather_min_bytes = 1024;
+  o.single_copy_broadcast_max_bytes = o.single_copy_allgather_max_bytes = 1 << 20;
+  o.single_copy_oversubscribed = true;
+  return o;
+}
+
+// 9001 and 300000 bytes take the one-copy path, 1000 bytes (under the bound) and 2 MiB (over it,
+// 512 rounds of the 4 KiB slot) the slots.
 TEST_P(ShmOps, SingleCopyBroadcastFromEveryRoot) {
   const int n = size();
   std::atomic<int> single_copy{0};
-  const auto options = [n](int r) {
-    ShmOptions o = SmallSlots(r, n);
-    o.single_copy_broadcast_min_bytes = 1024;
-    o.single_copy_broadcast_max_bytes = 1 << 20;
-    return o;
-  };
-  RunRanks(n, options, [&](ShmTransport& t, int r) {
+  RunRanks(n, [n](int r) { return SingleCopyFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
     if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
     for (size_t bytes : {size_t{1000}, size_t{9001}, size_t{300000}, size_t{2} << 20}) {
       BroadcastFromEachRoot(t, r, n, bytes);
@@ -166,11 +169,49 @@ TEST_P(ShmOps, SingleCopyBroadcastFromEveryRoot) {
   if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every broadcast";
 }
 
+// Uneven parts with rank 1's empty; the largest parts (4 bytes x 700 x n) take the one-copy
+// path, 10 x n elements the slots. Each rank's input lies apart from its output, or at its own
+// place in it (an in-place allgather), or over another rank's place (then the slots carry it).
+TEST_P(ShmOps, SingleCopyAllgatherOfUnevenPartsFromEveryKindOfInput) {
+  const int n = size();
+  std::atomic<int> single_copy{0};
+  RunRanks(n, [n](int r) { return SingleCopyFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
+    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+    for (size_t unit : {size_t{10}, size_t{700}}) {
+      for (int where = 0; where < 3; ++where) {
+        std::vector<size_t> counts;
+        size_t total = 0, offset = 0;
+        for (int k = 0; k < n; ++k) {
+          counts.push_back(k == 1 ? 0 : unit * static_cast<size_t>(k + 1));
+          if (k < r) offset += counts.back();
+          total += counts.back();
+        }
+        // Room before the output for an input that overlaps rank 0's place from below.
+        std::vector<int32_t> storage(total + unit * 8, -1), apart(counts[r]);
+        int32_t* all = storage.data() + unit * 4;
+        int32_t* mine = where == 0 ? apart.data() : where == 1 ? all + offset : all - 1;
+        for (size_t i = 0; i < counts[r]; ++i) mine[i] = r * 100000 + static_cast<int32_t>(i);
+        t.Allgatherv(mine, all, counts, sizeof(int32_t));
+        size_t at = 0;
+        for (int k = 0; k < n; ++k) {
+          for (size_t i = 0; i < counts[k]; ++i, ++at) {
+            ASSERT_EQ(all[at], k * 100000 + static_cast<int32_t>(i))
+                << "rank " << r << ", input " << where << ", unit " << unit;
+          }
+        }
+      }
+    }
+  });
+  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
+  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every allgather";
+}
+
 TEST_P(ShmOps, SingleCopyOffLeavesTheProbeOut) {
   const int n = size();
   RunRanks(n, [n](int r) {
     ShmOptions o = SmallSlots(r, n);
-    o.single_copy_broadcast_max_bytes = 0;
+    o.single_copy_broadcast_max_bytes = o.single_copy_allgather_max_bytes = 0;
+    o.single_copy_oversubscribed = true;
     return o;
   }, [&](ShmTransport& t, int r) {
     EXPECT_FALSE(t.SingleCopyAvailable()) << "rank " << r;
