@@ -41,9 +41,10 @@ struct ShmOptions {
   // array straight into theirs (a broadcast's root's, each rank's input in an allgather), where
   // otherwise each sender copies into its slot and the receivers copy out. On a 2-core EPYC
   // VM, 2 ranks, alternating runs: broadcasts 1.1-1.2x faster at 64 KiB and 1.3-1.9x at
-  // 128-512 KiB; allgathers 1.2x at 64 KiB parts, 1.3-1.7x at 128 KiB and 1.1-1.4x at 256 KiB.
-  // Past that the kernel's copy is no faster than two vector copies (2-4 MiB: slower), and an
-  // allgather of 512 KiB parts, every rank reading at once, was slower. With more ranks than
+  // 128-512 KiB; allgathers 1.2x at 64 KiB parts (6 runs of 7), 1.25-1.9x at 128 KiB and
+  // 1.05-1.4x at 256 KiB. Past that the kernel's copy is no faster than two vector copies
+  // (2-4 MiB: slower), and an allgather of 512 KiB parts, every rank reading at once, was
+  // slower. With more ranks than
   // CPUs (4 ranks on 2) allgathers of 64-256 KiB parts took up to 6x as long and broadcasts
   // gained nothing, so one copy needs a CPU per rank (on every rank) unless
   // `single_copy_oversubscribed`. A maximum of 0 turns each off (and both the probe).
