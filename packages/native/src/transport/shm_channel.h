@@ -44,10 +44,9 @@ struct ShmOptions {
   // 128-512 KiB; allgathers 1.2x at 64 KiB parts (6 runs of 7), 1.25-1.9x at 128 KiB and
   // 1.05-1.4x at 256 KiB. Past that the kernel's copy is no faster than two vector copies
   // (2-4 MiB: slower), and an allgather of 512 KiB parts, every rank reading at once, was
-  // slower. With more ranks than
-  // CPUs (4 ranks on 2) allgathers of 64-256 KiB parts took up to 6x as long and broadcasts
-  // gained nothing, so one copy needs a CPU per rank (on every rank) unless
-  // `single_copy_oversubscribed`. A maximum of 0 turns each off (and both the probe).
+  // slower. With more ranks than CPUs (4 ranks on 2) allgathers of 64-256 KiB parts took up to
+  // 6x as long and broadcasts gained nothing, so one copy needs a CPU per rank (on every rank)
+  // unless `single_copy_oversubscribed`. A maximum of 0 turns each off (and both the probe).
   size_t single_copy_broadcast_min_bytes = 64 << 10;
   size_t single_copy_broadcast_max_bytes = 512 << 10;
   size_t single_copy_allgather_min_bytes = 64 << 10;
