@@ -324,6 +324,26 @@ void CopyOwnPart(char* mine, const char* in, size_t bytes) {
 }
 }  // namespace
 
+// Every rank publishes where its part lies; each then reads every other rank's part (`parts[r]`
+// bytes, none where 0) from that rank's memory to `into(r)`. The second barrier keeps every
+// part in place until all have read it; every read of an address ends before it too, so the
+// next round may write this same half.
+template <typename Into>
+void ShmTransport::SingleCopyRound(const void* mine, const std::vector<size_t>& parts, Into into,
+                                   const char* what) {
+  ShmChannel& ch = *channel_;
+  const auto at = reinterpret_cast<uintptr_t>(mine);
+  std::memcpy(ch.Input(rank_), &at, sizeof at);
+  ch.Sync(what);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_ || parts[r] == 0) continue;
+    uintptr_t from = 0;
+    std::memcpy(&from, ch.Input(r), sizeof from);
+    ch.ReadPeer(r, into(r), reinterpret_cast<const void*>(from), parts[r], what);
+  }
+  ch.Sync(what);
+}
+
 void ShmTransport::Allgatherv(const void* input, void* output, const std::vector<size_t>& counts,
                               size_t element_size) {
   ShmChannel& ch = *channel_;
@@ -347,16 +367,7 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
     // other ranks' places, which the reads below write).
     CopyOwnPart(mine, in, bytes[rank_]);
     const bool apart = in + bytes[rank_] <= out || out + total <= in;
-    const auto at = reinterpret_cast<uintptr_t>(apart ? in : mine);
-    std::memcpy(ch.Input(rank_), &at, sizeof at);
-    ch.Sync("allgather");
-    for (int r = 0; r < size_; ++r) {
-      if (r == rank_ || bytes[r] == 0) continue;
-      uintptr_t from = 0;
-      std::memcpy(&from, ch.Input(r), sizeof from);
-      ch.ReadPeer(r, out + offsets[r], reinterpret_cast<const void*>(from), bytes[r], "allgather");
-    }
-    ch.Sync("allgather");
+    SingleCopyRound(apart ? in : mine, bytes, [&](int r) { return out + offsets[r]; }, "allgather");
     return;
   }
   // Our part is read from the output after.
@@ -378,18 +389,10 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
 void ShmTransport::Broadcast(void* data, size_t bytes, int root) {
   ShmChannel& ch = *channel_;
   if (ch.single_copy() && bytes > 0 && bytes >= single_copy_min_ && bytes <= single_copy_max_) {
-    // The root publishes where its array lies; the others read it from there, and the second
-    // barrier keeps the root (and its array) here until they have. Every read of the address
-    // ends before that barrier too, so the next round may write this same half.
-    const auto at = reinterpret_cast<uintptr_t>(data);
-    if (rank_ == root) std::memcpy(ch.Input(root), &at, sizeof at);
-    ch.Sync("broadcast");
-    if (rank_ != root) {
-      uintptr_t from = 0;
-      std::memcpy(&from, ch.Input(root), sizeof from);
-      ch.ReadPeer(root, data, reinterpret_cast<const void*>(from), bytes, "broadcast");
-    }
-    ch.Sync("broadcast");
+    std::vector<size_t>& parts = broadcast_parts_;
+    parts.assign(static_cast<size_t>(size_), 0);
+    parts[static_cast<size_t>(root)] = bytes;
+    SingleCopyRound(data, parts, [data](int) { return static_cast<char*>(data); }, "broadcast");
     return;
   }
   const size_t slot = ch.slot_bytes();

@@ -50,6 +50,10 @@ class ShmTransport : public Transport {
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
+  // One-copy exchange of the ranks' parts (see ShmOptions::single_copy_broadcast_min_bytes).
+  template <typename Into>
+  void SingleCopyRound(const void* mine, const std::vector<size_t>& parts, Into into,
+                       const char* what);
   // Every rank publishes a byte string; `keep(r)` says whose strings this rank keeps.
   template <typename Keep>
   std::vector<std::vector<char>> Exchange(const std::vector<char>& mine, bool publish, Keep keep,
@@ -66,6 +70,7 @@ class ShmTransport : public Transport {
   size_t gather_copy_min_;
   size_t gather_copy_max_;
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
+  std::vector<size_t> broadcast_parts_;  // Broadcast's SingleCopyRound parts, reused
 };
 
 }  // namespace kolo
