@@ -201,8 +201,6 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   }
 }
 
-
-
 void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments, int64_t count,
                                      DataType dtype, ReduceOp op, double postscale,
                                      std::vector<char>& scratch) {
@@ -360,18 +358,17 @@ void ShmTransport::Allgatherv(const void* input, void* output, const std::vector
   char* out = static_cast<char*>(output);
   const char* in = static_cast<const char*>(input);
   char* mine = out + offsets[rank_];
+  CopyOwnPart(mine, in, bytes[rank_]);
   if (ch.single_copy() && longest >= gather_copy_min_ && longest <= gather_copy_max_) {
     // One copy (see ShmOptions::single_copy_allgather_min_bytes): peers read each rank's part
     // from its input (lines only read, so they come faster than the freshly written copy), or
     // from its place in its output where the input overlaps the output (and so may overlap
     // other ranks' places, which the reads below write).
-    CopyOwnPart(mine, in, bytes[rank_]);
     const bool apart = in + bytes[rank_] <= out || out + total <= in;
     SingleCopyRound(apart ? in : mine, bytes, [&](int r) { return out + offsets[r]; }, "allgather");
     return;
   }
   // Our part is read from the output after.
-  CopyOwnPart(mine, in, bytes[rank_]);
   in = mine;
   for (size_t done = 0; done < longest; done += slot) {
     if (done < bytes[rank_]) {

@@ -38,7 +38,8 @@ class ShmTransport : public Transport {
     return true;
   }
   bool PeersReady() const override { return channel_->PeersReady(); }
-  // Whether broadcasts within ShmOptions' single-copy bounds move with one copy in this group.
+  // Whether broadcasts and allgathers within ShmOptions' single-copy bounds move with one copy
+  // in this group.
   bool SingleCopyAvailable() const { return channel_->single_copy(); }
   size_t InPlaceBytes() const override;
   char* InPlaceOutbox() override { return channel_->Input(rank_); }
@@ -50,7 +51,7 @@ class ShmTransport : public Transport {
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
-  // One-copy exchange of the ranks' parts (see ShmOptions::single_copy_broadcast_min_bytes).
+  // One-copy exchange of the ranks' parts (see ShmOptions' single_copy_* bounds).
   template <typename Into>
   void SingleCopyRound(const void* mine, const std::vector<size_t>& parts, Into into,
                        const char* what);
