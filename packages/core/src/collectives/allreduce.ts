@@ -4,6 +4,7 @@ import { checkOptions } from '../validation/check-options.js';
 import { allreduceMember, reductionOf } from './allreduce-member.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { requestName } from './request-names.js';
+import { recurringPlan, rememberPlan } from './recurring-plans.js';
 import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 import type { ProcessSet } from './process-set.js';
@@ -38,8 +39,13 @@ const allreduceOptionKeys = ['name', 'op', 'prescaleFactor', 'postscaleFactor', 
 
 const labels = { data: 'data', shape: 'shape', output: 'output' } as const;
 
-function planAllreduce(running: Running, data: unknown, options: unknown): Plan<HostArray> {
-  const o = checkOptions(options as AllreduceOptions | undefined, {
+/** The call's plan: the last one of `data` where this call repeats it, else a new one. */
+function planAllreduce(running: Running, data: unknown, options: AllreduceOptions | undefined): Plan<HostArray> {
+  return recurringPlan(running, data, options) ?? newPlan(running, data, options);
+}
+
+function newPlan(running: Running, data: unknown, options: AllreduceOptions | undefined): Plan<HostArray> {
+  const o = checkOptions(options, {
     opName: 'allreduce',
     allowed: allreduceOptionKeys,
   });
@@ -52,7 +58,9 @@ function planAllreduce(running: Running, data: unknown, options: unknown): Plan<
     labels,
   });
   const name = requestName(running.counters, { op: 'allreduce', name: o.name, processSet: reduction.processSet });
-  return { requests: [member.request(name)], grouped: false, finish: () => member.output };
+  const plan: Plan<HostArray> = { requests: [member.request(name)], grouped: false, finish: () => member.output };
+  rememberPlan(running, data as HostArray, options, plan);
+  return plan;
 }
 
 /**

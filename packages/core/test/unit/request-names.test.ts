@@ -118,6 +118,16 @@ describe('names on the wire', () => {
     expect(() => groupedAllreduce([new Float32Array(2)], { shapes: [] })).toThrow(
       'Expected an array of 1 entries (one per array) for shapes but received []',
     );
+    const two = [new Float32Array(2), new Float32Array(2)];
+    expect(() => groupedAllreduce(two, { shapes: [undefined, [3]] })).toThrow(
+      'Expected a shape whose product is 2 (the length of data) for shapes[1] but received [3]',
+    );
+    expect(() => groupedAllreduce(two, { outputs: [new Int32Array(2), undefined] })).toThrow(
+      'Expected a Float32Array of length 2 for outputs[0] but received Int32Array(2)',
+    );
+    expect(() => groupedAllreduce(two, { outputs: [undefined, new Float32Array(1)] })).toThrow(
+      'Expected a Float32Array of length 2 for outputs[1] but received Float32Array(1)',
+    );
     await groupedAllreduce([new Float32Array(1)]);
     expect(names(binding)).toEqual(['grouped_allreduce.noname.0_1of1']);
   });
