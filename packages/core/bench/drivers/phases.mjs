@@ -1,10 +1,12 @@
 // Driver of `npm run bench -- phases [--np 2] [--ops allreduce,allgather,broadcast]
-// [--bytes 4096,16384] [--modes await,sync] [--iterations 3000] [--no-build]`: where a small
+// [--bytes 4096,16384] [--modes await,sync] [--iterations 3000] [--gap-us 0] [--no-build]`: where a small
 // call's time goes. Builds the addon with the phase trace points (src/engine/trace_points.h;
 // -DKOLO_PHASE_TRACE=ON, into packages/native/build-phases) unless --no-build, runs ../phases.mjs
 // on it once per op, size and mode, and prints, for the path most calls took on rank 0, the
 // median time between consecutive trace points, from one call's entry into the addon to the
 // next's. The default build has no trace points, so it is never the one measured here.
+// --gap-us busy-waits that long before each call on every rank, standing in for a step's compute
+// (then `returned>call` includes it, and the median call excludes it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -50,6 +52,7 @@ export async function main(argv) {
       bytes: { type: 'string', default: '4096,16384' },
       modes: { type: 'string', default: 'await,sync' },
       iterations: { type: 'string', default: '3000' },
+      'gap-us': { type: 'string', default: '0' },
       'no-build': { type: 'boolean', default: false },
     },
   });
@@ -69,14 +72,14 @@ export async function main(argv) {
   console.log(`# over the calls that took the most common path; a '*' marks a point on the engine's own thread); ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   for (const op of values.ops.split(',')) {
     for (const bytes of values.bytes.split(',')) {
-      for (const mode of values.modes.split(',')) runOne({ np: values.np, op, bytes, sync: mode === 'sync', iters });
+      for (const mode of values.modes.split(',')) runOne({ np: values.np, op, bytes, sync: mode === 'sync', iters, gapUs: values['gap-us'] });
     }
   }
   return 0;
 }
 
 /** Runs the worker once on the traced addon and prints rank 0's phases. */
-function runOne({ np, op, bytes, sync, iters }) {
+function runOne({ np, op, bytes, sync, iters, gapUs }) {
   const dir = mkdtempSync(join(tmpdir(), 'kolo-phases-'));
   try {
     const [row] = launchRows({
@@ -90,6 +93,7 @@ function runOne({ np, op, bytes, sync, iters }) {
         KOLO_BENCH_PHASE_BYTES: bytes,
         KOLO_BENCH_SYNC: sync ? '1' : '0',
         KOLO_BENCH_ITERS: String(iters),
+        KOLO_BENCH_GAP_US: gapUs,
       },
     });
     printPhases(row, analyse(readFileSync(join(dir, 'trace.0'), 'utf8'), iters), sync);
@@ -130,7 +134,8 @@ function quantile(values, q) {
 function printPhases(row, paths, sync) {
   const calls = paths.reduce((n, p) => n + p.totals.length, 0);
   const [main, ...others] = paths;
-  console.log(`\n# ${row.op} ${row.bytes} B, ${sync ? 'blocking' : 'awaited'}, ${row.np} ranks: the worker's median call ${row.us.toFixed(2)} µs; ${main.totals.length} of ${calls} calls took this path`);
+  const gap = row.gapUs > 0 ? `, after ${row.gapUs} µs of busy-waiting` : '';
+  console.log(`\n# ${row.op} ${row.bytes} B, ${sync ? 'blocking' : 'awaited'}${gap}, ${row.np} ranks: the worker's median call ${row.us.toFixed(2)} µs; ${main.totals.length} of ${calls} calls took this path`);
   console.log(`#${pad('from', 12)} ${pad('to', 12)}${pad('median', 9)}${pad('p25', 8)}${pad('p75', 8)}   what happens between them`);
   main.tags.slice(1).forEach((to, i) => {
     const from = main.tags[i];
