@@ -11,6 +11,7 @@ import { resolveShape } from './shape.js';
 import { makeRequest } from './make-request.js';
 import type { ReduceOpName } from './reduce-op.js';
 import { groupMemberNames, requestName } from './request-names.js';
+import { recurringGroupPlan, rememberGroupPlan } from './recurring-plans.js';
 import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
 
@@ -91,8 +92,13 @@ function validateMember(members: Members, i: number, data: unknown, shape: unkno
   members.outputs[i] = outputArray({ output, input: data, dtype, length, name: label('outputs') });
 }
 
-function planGrouped(running: Running, arrays: unknown, options: unknown): Plan<HostArray[]> {
-  const o = checkOptions(options as GroupedAllreduceOptions | undefined, {
+/** The call's plan: the last one of these arrays where this call repeats it, else a new one. */
+function planGrouped(running: Running, arrays: unknown, options: GroupedAllreduceOptions | undefined): Plan<HostArray[]> {
+  return recurringGroupPlan(running, arrays, options) ?? newPlan(running, arrays, options);
+}
+
+function newPlan(running: Running, arrays: unknown, options: GroupedAllreduceOptions | undefined): Plan<HostArray[]> {
+  const o = checkOptions(options, {
     opName: 'groupedAllreduce',
     allowed,
   });
@@ -111,7 +117,11 @@ function planGrouped(running: Running, arrays: unknown, options: unknown): Plan<
   const packs = packByDtype(members);
   const names = groupMemberNames(base, packs.length);
   const requests = packs.map((parts, i) => packedRequest(running, parts, names[i] ?? base, reduction));
-  return { requests, grouped: true, opName: base, finish: () => members.outputs };
+  // A copy for each call: the members' lists are the requests' own (their parts), which a plan
+  // used again must still find as validated.
+  const plan: Plan<HostArray[]> = { requests, grouped: true, opName: base, finish: () => members.outputs.slice() };
+  rememberGroupPlan(running, members, options, plan);
+  return plan;
 }
 
 /**

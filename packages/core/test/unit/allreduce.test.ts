@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MismatchError, allreduce, allreduceSync, init, shutdown } from '../../src/index.js';
+import { MismatchError, allreduce, allreduceSync, groupedAllreduce, groupedAllreduceSync, init, shutdown } from '../../src/index.js';
 import { useCleanEnv } from './clean-env.js';
 import { createFakeBinding, fakeConstants, nativeError, type FakeBinding } from './fake-binding.js';
 
@@ -263,5 +263,79 @@ describe('allreduce of the same arrays and options, call after call', () => {
     await step(data, output);
     expect(after.calls[0]?.requests[0]).not.toBe(before.calls[0]?.requests[0]);
     expect(after.calls[0]?.requests[0]).toEqual(before.calls[0]?.requests[0]);
+  });
+});
+
+describe('groupedAllreduce of the same arrays and options, call after call', () => {
+  const arrays = () => [new Float32Array([1, 2]), new Float32Array([3])];
+  const group = (inputs: Float32Array[], outputs: Float32Array[], extra: object = {}) =>
+    groupedAllreduce([...inputs], { name: 'grads', op: 'sum', outputs: [...outputs], ...extra });
+
+  it('sends the first call’s requests again, and each call gets a list of its own', async () => {
+    const binding = await start({ rank: 0, size: 2 });
+    const inputs = arrays();
+    const outputs = arrays();
+    const first = await group(inputs, outputs);
+    first.length = 0; // the caller's list to edit
+    const second = await group(inputs, outputs);
+    const third = groupedAllreduceSync([...inputs], { name: 'grads', op: 'sum', outputs: [...outputs] });
+    expect(second).not.toBe(third);
+    expect(second).toEqual(outputs);
+    expect(second[1]).toBe(outputs[1]);
+    const [a, b, c] = binding.calls.map((call) => call.requests[0]);
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    expect(a?.parts?.outputs).toEqual(outputs);
+    expect([...(outputs[0] as Float32Array), ...(outputs[1] as Float32Array)]).toEqual([2, 4, 6]);
+  });
+
+  it.each([
+    ['another array', (i: Float32Array[], o: Float32Array[]) => group([i[0] as Float32Array, new Float32Array(1)], o)],
+    ['another output', (i: Float32Array[], o: Float32Array[]) => group(i, [o[0] as Float32Array, new Float32Array(1)])],
+    ['one array less', (i: Float32Array[], o: Float32Array[]) => group(i.slice(0, 1), o.slice(0, 1))],
+    ['one array more', (i: Float32Array[], o: Float32Array[]) => group([...i, new Float32Array(1)], [...o, new Float32Array(1)])],
+    ['shapes', (i: Float32Array[], o: Float32Array[]) => group(i, o, { shapes: [[1, 2], [1]] })],
+    ['another op', (i: Float32Array[], o: Float32Array[]) => group(i, o, { op: 'max' })],
+  ])('makes new requests for %s', async (_what, again) => {
+    const binding = await start({ rank: 0, size: 2 });
+    const inputs = arrays();
+    const outputs = arrays();
+    await group(inputs, outputs);
+    await again(inputs, outputs);
+    const [first, second] = binding.calls.map((call) => call.requests[0]);
+    expect(second).not.toBe(first);
+  });
+
+  it('makes new requests where shapes, undefined before, are given', async () => {
+    const binding = await start({ rank: 0, size: 2 });
+    const inputs = arrays();
+    const outputs = arrays();
+    await group(inputs, outputs, { shapes: undefined });
+    await group(inputs, outputs, { shapes: [[2, 1], undefined] });
+    expect(binding.calls.map((call) => call.requests[0]?.parts?.shapes)).toEqual([[[2], [1]], [[2, 1], [1]]]);
+  });
+
+  it('still refuses an array more than outputs', async () => {
+    const binding = await start();
+    const inputs = arrays();
+    const outputs = arrays();
+    await group(inputs, outputs);
+    expect(() => group([...inputs, new Float32Array(1)], outputs)).toThrow(
+      'Expected an array of 3 entries (one per array) for outputs but received',
+    );
+    expect(binding.calls).toHaveLength(1);
+  });
+
+  it('still refuses a member whose buffer was transferred away, naming it', async () => {
+    const binding = await start();
+    const inputs = arrays();
+    const outputs = arrays();
+    await group(inputs, outputs);
+    const buffer = (outputs[1] as Float32Array).buffer;
+    structuredClone(buffer, { transfer: [buffer] });
+    expect(() => group(inputs, outputs)).toThrow(
+      "Expected an array whose buffer is still attached (it was transferred or structuredClone()d away; pass a fresh array) for outputs[1] but received 'a detached buffer'",
+    );
+    expect(binding.calls).toHaveLength(1);
   });
 });
