@@ -42,9 +42,33 @@ async function report(rank, n, iterations, seconds) {
   console.log(`SOAK mem ${JSON.stringify({ rank, n, iterations, seconds, rss, heapUsed, heapTotal, external, arrayBuffers, fds, load1 })}`);
 }
 
+/**
+ * Arrays reduced every iteration under the same names into the same outputs: the calls that
+ * reuse their first call's validated request (src/collectives/recurring-plans.ts).
+ */
+const kept = {
+  input: new Float32Array(4096),
+  output: new Float32Array(4096),
+  group: [new Float32Array(64), new Float32Array(1000)],
+  groupOutputs: [new Float32Array(64), new Float32Array(1000)],
+};
+
+/** Throws unless every element of every array is `expected`. */
+function expectAll(arrays, expected, what) {
+  for (const a of arrays) {
+    if (a.some((v) => v !== expected)) throw new Error(`soak: ${what} held ${a.find((v) => v !== expected)} where every element should be ${expected}`);
+  }
+}
+
 /** One iteration: every collective family, async and sync, tensors and objects. */
 async function mixed(i, rank, size) {
+  kept.input.fill(rank + i);
+  for (const g of kept.group) g.fill(i);
   await Promise.all([
+    kolo.allreduce(kept.input, { op: 'sum', name: 'soak.kept', output: kept.output }),
+    kolo.groupedAllreduce([...kept.group], { op: 'sum', name: 'soak.kept.group', outputs: [...kept.groupOutputs] }),
+    // A request recorded for an array that is dropped right after.
+    kolo.allreduce(new Float32Array(64).fill(1), { op: 'sum', name: 'soak.fresh', output: new Float32Array(64) }),
     kolo.allreduce(new Float32Array(1 << 16).fill(rank), { op: 'sum', name: `soak.f32.${i % 2}` }),
     kolo.allreduce(new Float64Array(1000).fill(1), { op: 'average', name: `soak.f64.${i % 2}` }),
     kolo.allreduce(new Int32Array(17).fill(rank), { op: 'max', name: `soak.i32.${i % 2}` }),
@@ -54,6 +78,8 @@ async function mixed(i, rank, size) {
     kolo.alltoall(new Int32Array(size * 8).fill(rank), { name: `soak.a2a.${i % 2}` }),
     kolo.reducescatter(new Float32Array(size * 64).fill(1), { op: 'sum', name: `soak.rs.${i % 2}` }),
   ]);
+  expectAll([kept.output], (size * (size - 1)) / 2 + size * i, 'the kept allreduce');
+  expectAll(kept.groupOutputs, size * i, 'the kept grouped allreduce');
   kolo.allreduceSync(new Float32Array(256).fill(1), { op: 'sum', name: 'soak.sync' });
   await kolo.allgatherObject({ rank, i }, { name: `soak.objects.${i % 2}` });
 }
