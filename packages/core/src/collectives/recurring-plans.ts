@@ -85,6 +85,7 @@ function sameLengths(last: Recurring<unknown>): boolean {
   return true;
 }
 
+/** What {@link sameOptions} and {@link sameLengths} later compare a call with, and the plan. */
 function record<T>(running: Running, options: RecurringOptions, arrays: { inputs: readonly HostArray[]; outputs: readonly HostArray[] }, plan: Plan<T>): Recurring<T> {
   return {
     running,
