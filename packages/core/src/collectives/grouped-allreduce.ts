@@ -81,15 +81,19 @@ function validateMembers(arrays: readonly unknown[], shapes: readonly unknown[],
   return members;
 }
 
+/** `name`, or with `indexed` the name of its entry `i` (`outputs[3]`). */
+function memberLabel(name: string, i: number, indexed: boolean): string {
+  return indexed ? `${name}[${i}]` : name;
+}
+
 /** Validates array `i` into `members`; `indexed`: its options' names in messages carry `[i]`. */
 function validateMember(members: Members, i: number, data: unknown, shape: unknown, output: unknown, indexed: boolean): void {
-  const label = (name: string): string => (indexed ? `${name}[${i}]` : name);
-  const dtype = dtypeOf(data, label('arrays'));
+  const dtype = dtypeOf(data, memberLabel('arrays', i, indexed));
   const { length } = data as HostArray;
   members.dtypes[i] = dtype;
   members.inputs[i] = data as HostArray;
-  members.shapes[i] = shape === undefined ? [length] : resolveShape(shape, { length, name: label('shapes') });
-  members.outputs[i] = outputArray({ output, input: data, dtype, length, name: label('outputs') });
+  members.shapes[i] = shape === undefined ? [length] : resolveShape(shape, { length, name: memberLabel('shapes', i, indexed) });
+  members.outputs[i] = outputArray({ output, input: data, dtype, length, name: memberLabel('outputs', i, indexed) });
 }
 
 /** The call's plan: the last one of these arrays where this call repeats it, else a new one. */

@@ -115,7 +115,7 @@ function record<T>(running: Running, options: RecurringOptions, arrays: { inputs
  *
  * @example
  * ```ts
- * const plan = recurringPlan(running, data, options) ?? planAllreduce(running, data, options);
+ * const plan = recurringPlan(running, data, options) ?? newPlan(running, data, options);
  * ```
  */
 export function recurringPlan(running: Running, data: unknown, options: RecurringOptions | undefined): Plan<HostArray> | undefined {
@@ -154,7 +154,7 @@ export function rememberPlan(running: Running, data: HostArray, options: Recurri
  *
  * @example
  * ```ts
- * const plan = recurringGroupPlan(running, arrays, options) ?? planGrouped(running, arrays, options);
+ * const plan = recurringGroupPlan(running, arrays, options) ?? newPlan(running, arrays, options);
  * ```
  */
 export function recurringGroupPlan(running: Running, arrays: unknown, options: RecurringOptions | undefined): Plan<HostArray[]> | undefined {
@@ -179,7 +179,7 @@ export function recurringGroupPlan(running: Running, arrays: unknown, options: R
  *
  * @example
  * ```ts
- * rememberGroupPlan(running, members.inputs, members.outputs, options, plan);
+ * rememberGroupPlan(running, members, options, plan); // members: { inputs, outputs }
  * ```
  */
 export function rememberGroupPlan(
