@@ -257,8 +257,19 @@ export interface NativeEngine {
    * as one `enqueue` would, and is reported once through `settle` (together with others that
    * finished in the same engine cycle). A call that fails at once (a malformed request, a
    * duplicate name, a stopped engine) is settled before `enqueueBatch` returns.
+   *
+   * With `keep`, the engine keeps the batch when every call was queued and returns a token for
+   * {@link NativeEngine.enqueueRepeat}; otherwise it returns undefined.
    */
-  enqueueBatch(calls: readonly NativeCall[], settle: NativeSettle): void;
+  enqueueBatch(calls: readonly NativeCall[], settle: NativeSettle, keep?: boolean): number | undefined;
+  /**
+   * Queues again the calls of the batch kept under `token`, as `enqueueBatch` would queue them,
+   * without reading them again: the caller vouches that they are the same requests over the
+   * same arrays, each still of the length it had (its memory is then where it was). Returns
+   * false, queueing nothing, when the engine no longer keeps that batch (another was kept
+   * since, or the keep failed). Absent from bindings that do not keep batches.
+   */
+  enqueueRepeat?(token: number, settle: NativeSettle): boolean;
   /** Same as `enqueue`, but blocks the calling thread until completion and throws on failure. */
   enqueueSync(requests: readonly NativeRequest[], grouped: boolean): NativeResult[];
   /** Starts writing the timeline to `path` (rank 0 writes; other ranks ignore it) from the next cycle. */

@@ -146,7 +146,8 @@ type BatchArguments = [numbers: Float64Array, names: string, arrays: readonly (H
  * match them one for one).
  */
 type AddonEngine = Omit<NativeEngine, 'enqueueBatch' | 'enqueueSync'> & {
-  enqueuePacked(...args: [...BatchArguments, settle: NativeSettle, ...arrays: (HostArray | undefined)[]]): void;
+  enqueuePacked(...args: [...BatchArguments, settle: NativeSettle, ...arrays: (HostArray | undefined)[]]): number | undefined;
+  keepNextBatch(): void;
   enqueueSyncPacked(...args: [...BatchArguments, ...arrays: (HostArray | undefined)[]]): NativeResult[];
   useResultMaker?(maker: typeof oneResult): void;
 };
@@ -164,10 +165,11 @@ function arrayArguments(arrays: PackedBatch['arrays']): readonly (HostArray | un
 // at six: node-addon-api reads up to six into the stack, more into a new array on the heap after
 // asking N-API for them a second time.
 
-function enqueueBatch(this: AddonEngine, calls: readonly NativeCall[], settle: NativeSettle): void {
+function enqueueBatch(this: AddonEngine, calls: readonly NativeCall[], settle: NativeSettle, keep?: boolean): number | undefined {
   const { numbers, names, arrays } = packBatch(calls);
-  if (arrays.length === 2) this.enqueuePacked(numbers, names, arrays, settle, arrays[0], arrays[1]);
-  else this.enqueuePacked(numbers, names, arrays, settle, ...arrayArguments(arrays));
+  if (keep === true) this.keepNextBatch();
+  if (arrays.length === 2) return this.enqueuePacked(numbers, names, arrays, settle, arrays[0], arrays[1]);
+  return this.enqueuePacked(numbers, names, arrays, settle, ...arrayArguments(arrays));
 }
 
 function enqueueSync(this: AddonEngine, requests: readonly NativeRequest[], grouped: boolean): NativeResult[] {

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { loadNative, type NativeCall, type NativeEngine, type NativeEngineConfig, type NativeRequest } from '../lib/index.js';
+import { loadNative, type NativeCall, type NativeEngine, type NativeEngineConfig, type NativeRequest, type NativeSettle } from '../lib/index.js';
 
 export const native = loadNative();
 export const { dtypes, requestTypes, reduceOps } = native.constants;
@@ -33,14 +33,26 @@ export function start(prefix: string, options: { sharedMemory?: boolean } = {}):
   return native.startEngine(oneRankConfig(prefix, options));
 }
 
-/** Runs one batch; resolves with every call's outcome by index and which ones settled at once. */
-export function run(engine: NativeEngine, calls: NativeCall[]): Promise<{ outcomes: unknown[]; atOnce: number[] }> {
-  return new Promise((resolve) => {
+/** What {@link run} resolves with; `token` is what enqueueBatch returned (kept batches). */
+export interface BatchOutcomes {
+  readonly outcomes: unknown[];
+  readonly atOnce: number[];
+  readonly token: number | undefined;
+}
+
+/**
+ * Runs one batch (with `keep`, asking the engine to keep it); resolves with every call's outcome
+ * by index and which ones settled at once. With `repeat`, queues the batch kept under that token
+ * instead: `calls` then only says how many calls it has.
+ */
+export function run(engine: NativeEngine, calls: NativeCall[], { keep = false, repeat }: { keep?: boolean; repeat?: number } = {}): Promise<BatchOutcomes> {
+  return new Promise((resolve, reject) => {
     const outcomes: unknown[] = [];
     let settled = 0;
     let returned = false;
+    let token: number | undefined;
     const atOnce: number[] = [];
-    engine.enqueueBatch(calls, (indices, results, done, count) => {
+    const settle: NativeSettle = (indices, results, done, count) => {
       // The addon always says how many it settles (its `indices` is reused, and may be longer).
       expect(count).toBeTypeOf('number');
       Array.from(indices).slice(0, count).forEach((index, i) => {
@@ -48,8 +60,15 @@ export function run(engine: NativeEngine, calls: NativeCall[]): Promise<{ outcom
         if (!returned) atOnce.push(index);
       });
       settled += count ?? 0;
-      if (settled === calls.length) resolve({ outcomes, atOnce });
-    });
+      // Resolved once enqueueBatch returned (with the token), even when every call settled in it.
+      if (settled === calls.length && returned) resolve({ outcomes, atOnce, token });
+    };
+    if (repeat === undefined) {
+      token = engine.enqueueBatch(calls, settle, keep);
+    } else if (!engine.enqueueRepeat!(repeat, settle)) {
+      reject(new Error(`the engine keeps no batch under token ${repeat}`));
+    }
     returned = true;
+    if (settled === calls.length) resolve({ outcomes, atOnce, token });
   });
 }

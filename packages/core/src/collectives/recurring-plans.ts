@@ -103,6 +103,17 @@ function record<T>(running: Running, options: RecurringOptions, arrays: { inputs
 }
 
 /**
+ * `last`'s plan, handed back for a call that repeats it, with the `intact` check that lets the
+ * request queue hand a whole repeated turn over again (see RequestQueue): given on the first
+ * repeat, so a turn of plans made once (new arrays every step) is never remembered there.
+ */
+function repeated<T>(last: Recurring<T>): Plan<T> {
+  const plan = last.plan;
+  plan.intact ??= () => sameLengths(last);
+  return plan;
+}
+
+/**
  * The plan of the last allreduce of `data` when this call repeats it exactly: a training loop
  * reduces the same arrays under the same names into the same outputs every step, and each
  * such call otherwise validates its arrays and options again and builds a new request (about
@@ -123,7 +134,7 @@ export function recurringPlan(running: Running, data: unknown, options: Recurrin
   const last = plans.get(data);
   if (last === undefined || last.running !== running) return undefined;
   const fits = options.output === last.outputs[0] && options.shape === undefined && sameOptions(options, last) && sameLengths(last);
-  return fits ? last.plan : undefined;
+  return fits ? repeated(last) : undefined;
 }
 
 /**
@@ -169,7 +180,7 @@ export function recurringGroupPlan(running: Running, arrays: unknown, options: R
   for (let i = 0; i < inputs.length; i++) {
     if (arrays[i] !== inputs[i] || outputs[i] !== last.outputs[i]) return undefined;
   }
-  return sameOptions(options, last) && sameLengths(last) ? last.plan : undefined;
+  return sameOptions(options, last) && sameLengths(last) ? repeated(last) : undefined;
 }
 
 /**

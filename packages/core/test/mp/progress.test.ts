@@ -32,3 +32,16 @@ describe('sync collectives', () => {
     expect(perRank(job, 'mixed', 2)).toEqual([mixed, mixed]);
   });
 });
+
+describe('repeated turns', () => {
+  it('come back exact when queued again from kept batches, and a detached array in one is refused', { timeout: 120_000 }, async () => {
+    const job = await runJob(2, 'repeated-turns.mjs');
+    expect(job.code, job.stderr).toBe(0);
+    // Per rank: the gradients' turn repeated at steps 3–24 and 29–39 (a turn is remembered once
+    // its plans are made again, at step 1, and kept at step 2; step 25 is read again for the
+    // detached array; its new one is made at 26, made again at 27, kept at 28), the metric's
+    // at 3–39.
+    const result = { wrong: [], refused: "Expected input of 92 bytes for 'grad.7' (shape [23]) but received 0", repeats: 33 + 37 };
+    expect(perRank(job, 'repeated', 2)).toEqual([result, result]);
+  });
+});

@@ -185,6 +185,7 @@ export function createFakeBinding(): FakeBinding {
             }
           });
           queueMicrotask(() => settle(calls.map((_, i) => i), outcomes));
+          return undefined;
         },
         enqueueSync: (requests, grouped) => execute(requests, grouped, true),
         startTimeline: (path, markCycles) => void fake.timeline.push({ path, markCycles }),

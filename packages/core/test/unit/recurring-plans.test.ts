@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { allreduce, allreduceSync, groupedAllreduce, groupedAllreduceSync, init, shutdown } from '../../src/index.js';
 import { useCleanEnv } from './clean-env.js';
 import { createFakeBinding, fakeConstants, type FakeBinding } from './fake-binding.js';
+import { recurringGroupPlan, recurringPlan, rememberGroupPlan, rememberPlan } from '../../src/collectives/recurring-plans.js';
+import type { Plan } from '../../src/collectives/run-plan.js';
 
 // A call that repeats the last named call of the same arrays reuses its validated request
 // (src/collectives/recurring-plans.ts); every way a call can differ must still be validated.
@@ -188,5 +190,35 @@ describe('groupedAllreduce of the same arrays and options, call after call', () 
       "Expected an array whose buffer is still attached (it was transferred or structuredClone()d away; pass a fresh array) for outputs[1] but received 'a detached buffer'",
     );
     expect(binding.calls).toHaveLength(1);
+  });
+});
+
+describe("a repeated plan's intact check (the request queue's, at the end of a turn)", () => {
+  // What record() keeps does not depend on the engine: any object stands in for it here.
+  const running = {} as Parameters<typeof rememberPlan>[0];
+  const planOf = <T>(value: T): Plan<T> => ({ requests: [], grouped: false, finish: () => value });
+
+  it('comes with the first repeat, holds while both arrays keep their lengths, and fails once one is detached', () => {
+    const data = new Float32Array(4);
+    const output = new Float32Array(4);
+    const options = { name: 'w', output };
+    const plan = planOf(output);
+    rememberPlan(running, data, options, plan);
+    expect(plan.intact).toBeUndefined(); // made once so far: a turn of it is not remembered
+    expect(recurringPlan(running, data, options)).toBe(plan);
+    expect(plan.intact?.()).toBe(true);
+    structuredClone(output.buffer, { transfer: [output.buffer] });
+    expect(plan.intact?.()).toBe(false);
+  });
+
+  it('fails once any member of a group is detached', () => {
+    const arrays = [new Float32Array(2), new Float32Array(3)];
+    const options = { name: 'g', outputs: arrays };
+    const plan = planOf(arrays);
+    rememberGroupPlan(running, { inputs: arrays, outputs: arrays }, options, plan);
+    expect(recurringGroupPlan(running, arrays, options)).toBe(plan);
+    expect(plan.intact?.()).toBe(true);
+    structuredClone(arrays[1]!.buffer, { transfer: [arrays[1]!.buffer] });
+    expect(plan.intact?.()).toBe(false);
   });
 });

@@ -96,12 +96,6 @@ std::vector<int64_t> IntArray(Napi::Env env, napi_value value, const char* key) 
   return out;
 }
 
-struct View {
-  void* data = nullptr;  // may be null for an empty array
-  size_t bytes = 0;
-  bool present = false;
-};
-
 size_t ElementBytes(napi_typedarray_type type) {
   switch (type) {
     case napi_int8_array:
@@ -221,8 +215,27 @@ class ArrayAt {
   napi_value (*call_)(const void*, size_t);
 };
 
+// Where a request's arrays come from: read from JS through `at` (and, with `record`, written to
+// `record[k]` as read), or, with `known`, the views read when the same batch was queued before.
+struct Slots {
+  const ArrayAt& at;
+  View* record = nullptr;
+  const View* known = nullptr;
+};
+
+// Slot k's array; `key()` names it in the error when it is not a typed array.
+template <typename Key>
+View SlotView(Napi::Env env, const Slots& slots, size_t k, const Key& key, const std::string& name) {
+  if (slots.known != nullptr) return slots.known[k];
+  const napi_value value = slots.at(k);
+  View view;
+  if (!ViewOf(env, value, &view)) view = ReadArray(env, value, key(), name);
+  if (slots.record != nullptr) slots.record[k] = view;
+  return view;
+}
+
 // Reads a packed group's arrays into `e->parts`, checked against the shapes in `parts`.
-void ReadParts(Napi::Env env, TensorEntry& e, const ArrayAt& at) {
+void ReadParts(Napi::Env env, TensorEntry& e, const Slots& slots) {
   const Request& r = e.request;
   if (r.type != RequestType::kAllreduce) {
     throw Napi::TypeError::New(env, "Expected parts only on an allreduce ('" + r.name + "')");
@@ -236,13 +249,13 @@ void ReadParts(Napi::Env env, TensorEntry& e, const ArrayAt& at) {
     int64_t n = 1;
     for (size_t d = 0; d < rank; ++d) n *= r.parts[k++];
     const size_t want = static_cast<size_t>(n) * esize;
-    const auto label = [&](const char* key) {
-      return std::string(key) + " of part " + std::to_string(i + 1);
+    std::string label;  // built only for an array that is not one
+    const auto key = [&](const char* which) {
+      label = std::string(which) + " of part " + std::to_string(i + 1);
+      return label.c_str();
     };
-    napi_value in_value = at(2 * i), out_value = at(2 * i + 1);
-    View in, out;
-    if (!ViewOf(env, in_value, &in)) in = ReadArray(env, in_value, label("input").c_str(), r.name);
-    if (!ViewOf(env, out_value, &out)) out = ReadArray(env, out_value, label("output").c_str(), r.name);
+    const View in = SlotView(env, slots, 2 * i, [&] { return key("input"); }, r.name);
+    const View out = SlotView(env, slots, 2 * i + 1, [&] { return key("output"); }, r.name);
     if (!in.present || in.bytes != want || !out.present || out.bytes != want) {
       throw Napi::TypeError::New(env, "Expected an input and an output of " + std::to_string(want) +
                                           " bytes for part " + std::to_string(i + 1) + " of '" +
@@ -260,9 +273,9 @@ void ReadParts(Napi::Env env, TensorEntry& e, const ArrayAt& at) {
 }
 
 // Checks a request whose fields were read (from an object or a packed batch) and makes it the
-// `index`th entry of `job`, with its arrays from `at` (see ArrayAt; read only for requests
-// that move data).
-EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, const ArrayAt& at,
+// `index`th entry of `job`, with its arrays from `slots` (read only for requests that move
+// data).
+EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, const Slots& slots,
                    const JobPtr& job, int index, bool pin) {
   if (!IsValidReduceOp(reduce_op)) {
     throw Napi::TypeError::New(env, "Unknown reduceOp " + std::to_string(reduce_op));
@@ -276,10 +289,9 @@ EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, const ArrayA
   }
   if (r.type == RequestType::kJoin) r.name = kJoinName;
   if (!r.parts.empty()) {
-    ReadParts(env, *e, at);  // pinned by the batch's array of arrays (packed calls only)
+    ReadParts(env, *e, slots);  // pinned by the batch's array of arrays (packed calls only)
   } else if (NeedsData(r.type)) {
-    napi_value input = at(0), output = at(1);
-    View in = ReadArray(env, input, "input", r.name);
+    const View in = SlotView(env, slots, 0, [] { return "input"; }, r.name);
     const size_t want = static_cast<size_t>(NumElements(r.shape)) * DataTypeSize(r.dtype);
     if (in.bytes != want) {
       throw Napi::TypeError::New(env, "Expected input of " + std::to_string(want) +
@@ -288,7 +300,7 @@ EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, const ArrayA
                                           std::to_string(in.bytes));
     }
     e->input = in.data;
-    View out = ReadArray(env, output, "output", r.name);
+    const View out = SlotView(env, slots, 1, [] { return "output"; }, r.name);
     if (r.type == RequestType::kAllreduce || r.type == RequestType::kBroadcast) {
       if (!out.present || out.bytes != want) {
         throw Napi::TypeError::New(env, "Expected an output of " + std::to_string(want) +
@@ -300,8 +312,8 @@ EntryPtr MakeEntry(Napi::Env env, Request&& request, int reduce_op, const ArrayA
       e->output_bytes = out.bytes;
     }
     if (pin) {
-      job->pinned.push_back(Napi::Persistent(Napi::Value(env, input)));
-      if (out.present) job->pinned.push_back(Napi::Persistent(Napi::Value(env, output)));
+      job->pinned.push_back(Napi::Persistent(Napi::Value(env, slots.at(0))));
+      if (out.present) job->pinned.push_back(Napi::Persistent(Napi::Value(env, slots.at(1))));
     }
   }
   e->owner = job;
@@ -351,7 +363,7 @@ std::vector<EntryPtr> ReadRequests(Napi::Env env, Napi::Array requests, bool gro
                                       "enqueueBatch or enqueueSync, not enqueue ('" + r.name + "')");
     }
     const auto at = [&](size_t k) { return Property(env, o, k == 0 ? keys.input : keys.output); };
-    entries.push_back(MakeEntry(env, std::move(r), op, at, job, static_cast<int>(i), pin));
+    entries.push_back(MakeEntry(env, std::move(r), op, Slots{at}, job, static_cast<int>(i), pin));
   }
   FinishCall(entries, grouped, job);
   return entries;
@@ -428,7 +440,7 @@ void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first
   }
 }
 
-void ReadPackedCall(Napi::Env env, const PackedBatch& batch, const PackedCall& call,
+void ReadPackedCall(Napi::Env env, PackedBatch& batch, const PackedCall& call,
                     const JobPtr& job, bool pin, std::vector<EntryPtr>& entries) {
   size_t at = call.begin;
   const auto malformed = [&]() {
@@ -486,7 +498,14 @@ void ReadPackedCall(Napi::Env env, const PackedBatch& batch, const PackedCall& c
       }
       return v;
     };
-    entries.push_back(MakeEntry(env, std::move(r), op, array_at, job, static_cast<int>(i), pin));
+    const ArrayAt arrays(array_at);
+    Slots from{arrays};
+    if (batch.replay) {
+      from.known = batch.views.data() + first;
+    } else if (batch.record) {
+      from.record = batch.views.data() + first;
+    }
+    entries.push_back(MakeEntry(env, std::move(r), op, from, job, static_cast<int>(i), pin));
   }
   if (at != call.end || name_at != call.name_end || slot != call.slot_end) throw malformed();
   FinishCall(entries, call.grouped, job);

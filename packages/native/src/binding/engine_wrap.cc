@@ -91,6 +91,8 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
                      {InstanceMethod<&EngineWrap::Enqueue>("enqueue"),
                       InstanceMethod<&EngineWrap::EnqueueBatch>("enqueuePacked"),
                       InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSyncPacked"),
+                      InstanceMethod<&EngineWrap::EnqueueRepeat>("enqueueRepeat"),
+                      InstanceMethod<&EngineWrap::KeepNextBatch>("keepNextBatch"),
                       InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
                       InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
                       InstanceMethod<&EngineWrap::Tuning>("tuning"),
@@ -298,7 +300,9 @@ struct ClearOnExit {
 // `enqueuePacked` (NativeEngine.enqueueBatch, packed by lib/pack-batch.ts): queues every call of
 // one JS turn at once: one crossing, one Job per call (each settles on its own, as with enqueue)
 // and one wake-up. A call that fails at once (a malformed request, a duplicate name, a stopped
-// engine) is settled before this returns; the rest of the batch is queued all the same.
+// engine) is settled before this returns; the rest of the batch is queued all the same. After
+// `keepNextBatch()`, a batch whose every call was queued is kept for `enqueueRepeat` and this
+// returns its token; otherwise undefined.
 Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[3].IsFunction()) {
@@ -306,9 +310,85 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   }
   KOLO_TRACE_POINT("call");
   PackedBatch& batch = packed_;
+  const bool keep = keep_next_;
+  keep_next_ = false;
   ReadPackedBatch(env, info, 4, batch);
+  batch.replay = false;
+  batch.record = keep;
+  if (keep) batch.views.assign(CountSlots(batch), View{});
+  const uint32_t token = QueueBatch(env, batch, info[3], batch.arrays);
+  return token != 0 ? Napi::Value(Napi::Number::New(env, token)) : env.Undefined();
+}
+
+// `enqueueRepeat(token, settle)`: queues again the calls of a batch that enqueuePacked kept
+// under `token`, whose arrays the caller vouches are the same JS arrays, each of the same
+// length (so their memory is where it was: a typed array's data lies outside V8's heap, or is
+// moved there, once N-API has read it). Skips packing the batch in JS, passing its arrays, and
+// reading each. False, and nothing queued, when the binding no longer keeps that batch (it
+// keeps the kMaxKept most recently queued).
+Napi::Value EngineWrap::EnqueueRepeat(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[1].IsFunction()) {
+    throw Napi::TypeError::New(env, "Expected a settle function for enqueueRepeat");
+  }
+  KOLO_TRACE_POINT("call");
+  double token = 0;
+  if (napi_get_value_double(env, info[0], &token) != napi_ok) return Napi::Boolean::New(env, false);
+  for (const auto& kept : kept_) {
+    if (static_cast<double>(kept->token) != token) continue;
+    kept->used = ++uses_;
+    PackedBatch& batch = kept->batch;
+    batch.replay = true;
+    batch.record = false;
+    QueueBatch(env, batch, info[1], nullptr);
+    return Napi::Boolean::New(env, true);
+  }
+  return Napi::Boolean::New(env, false);
+}
+
+uint32_t EngineWrap::Keep(PackedBatch& batch) {
+  KeptBatch* slot = nullptr;
+  if (kept_.size() < kMaxKept) {
+    slot = kept_.emplace_back(std::make_unique<KeptBatch>()).get();
+  } else {
+    for (const auto& kept : kept_) {
+      if (slot == nullptr || kept->used < slot->used) slot = kept.get();
+    }
+  }
+  if (++last_token_ == 0) ++last_token_;  // 0 names none
+  slot->token = last_token_;
+  slot->used = ++uses_;
+  // Its numbers are its own; its names, calls and views move over (packed_ refills its own on
+  // the next read).
+  PackedBatch& kept = slot->batch;
+  kept.own_numbers.assign(batch.numbers, batch.numbers + batch.length);
+  kept.numbers = kept.own_numbers.data();
+  kept.length = batch.length;
+  kept.names.swap(batch.names);
+  kept.calls.swap(batch.calls);
+  kept.views.swap(batch.views);
+  kept.arrays = nullptr;
+  kept.array_args.clear();
+  return slot->token;
+}
+
+// `keepNextBatch()`: the next enqueuePacked keeps its batch (see EnqueueBatch).
+Napi::Value EngineWrap::KeepNextBatch(const Napi::CallbackInfo& info) {
+  keep_next_ = true;
+  return info.Env().Undefined();
+}
+
+size_t EngineWrap::CountSlots(const PackedBatch& batch) {
+  return batch.calls.empty() ? 0 : batch.calls.back().slot_end;
+}
+
+// Queues the calls of `batch` (read by ReadPackedBatch, or kept), settling through `settle`;
+// `arrays` (the batch's array of arrays, null for a kept batch, whose calls the caller keeps)
+// is pinned while calls are in flight. With `batch.record` set, keeps the batch when every
+// call was queued and returns its token; otherwise 0.
+uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays) {
   std::shared_ptr<Settler> settler = spare_settler_ ? std::move(spare_settler_) : std::make_shared<Settler>();
-  settler->fn_in_call = info[3];
+  settler->fn_in_call = settle;
   // Calls that fail at once (rare): made on the first.
   Napi::Array failed_indices, failed_outcomes;
   uint32_t failed = 0;
@@ -344,6 +424,13 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
       ++queued;
     }
   }
+  // Kept before any JS runs (the deliveries below): a settle function's blocking call would
+  // read its own batch into packed_.
+  uint32_t kept = 0;
+  if (batch.record) {
+    batch.record = false;
+    if (failed == 0) kept = Keep(batch);
+  }
   // As the wake microtask does: when every peer already waits, run the cycle here.
   KOLO_TRACE_POINT("queued");
   if (queued > 0 && engine_ && !engine_->TryDriveOnce(queued)) {
@@ -354,16 +441,16 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   // Calls still in flight hold the settler: pin what they need past this call. (A count of one
   // cannot grow again: only the batch's jobs copy it, and they were all made above.)
   if (settler.use_count() > 1) {
-    settler->fn = Napi::Persistent(info[3].As<Napi::Function>());
-    settler->arrays = Napi::Persistent(Napi::Value(env, batch.arrays));
+    settler->fn = Napi::Persistent(Napi::Function(env, settle));
+    if (arrays != nullptr) settler->arrays = Napi::Persistent(Napi::Value(env, arrays));
   }
   settler->fn_in_call = nullptr;
   if (settler.use_count() == 1) spare_settler_ = std::move(settler);  // no call holds it
   if (failed > 0) {
-    info[3].As<Napi::Function>().Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
+    Napi::Function(env, settle).Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
   }
   KOLO_TRACE_POINT("returned");
-  return env.Undefined();
+  return kept;
 }
 
 // A resolved promise's `then` runs its callback as a microtask: after the caller's synchronous

@@ -49,6 +49,10 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value Enqueue(const Napi::CallbackInfo& info);
   Napi::Value EnqueueBatch(const Napi::CallbackInfo& info);
   Napi::Value EnqueueSync(const Napi::CallbackInfo& info);
+  Napi::Value EnqueueRepeat(const Napi::CallbackInfo& info);
+  Napi::Value KeepNextBatch(const Napi::CallbackInfo& info);
+  uint32_t QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays);
+  static size_t CountSlots(const PackedBatch& batch);
   Napi::Value Shutdown(const Napi::CallbackInfo& info);
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);
   Napi::Value StopTimeline(const Napi::CallbackInfo& info);
@@ -92,6 +96,20 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   // entries. Only while the batch is read and queued, before any JS runs, so a call made from
   // JS that this one runs cannot find them in use.
   PackedBatch packed_;
+  // Batches enqueuePacked kept (after keepNextBatch) for enqueueRepeat, by token: the most a
+  // step's distinct turns need; past that, the one least recently queued makes room.
+  struct KeptBatch {
+    uint32_t token = 0;
+    uint64_t used = 0;  // when last queued, in keeps and repeats
+    PackedBatch batch;
+  };
+  static constexpr size_t kMaxKept = 16;
+  std::vector<std::unique_ptr<KeptBatch>> kept_;
+  uint32_t last_token_ = 0;
+  uint64_t uses_ = 0;
+  bool keep_next_ = false;
+  // Moves `batch` (read by ReadPackedBatch, numbers still the caller's) into a kept slot.
+  uint32_t Keep(PackedBatch& batch);
   // Values every completion of a call that carries nothing shares, made on first use: the
   // frozen {} and [{}] such a call resolves with (enqueueSync returns the array), and the frozen
   // [] of a settle call whose calls all carry nothing.

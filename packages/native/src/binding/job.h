@@ -87,6 +87,13 @@ struct PackedCall {
   size_t name_begin = 0, name_end = 0;  // its requests' names, in UTF-16 units of `names`
   size_t slot_begin = 0, slot_end = 0;  // its requests' arrays, in `arrays`
 };
+// A typed array's bytes as the binding read them.
+struct View {
+  void* data = nullptr;  // may be null for an empty array
+  size_t bytes = 0;
+  bool present = false;
+};
+
 struct PackedBatch {
   const double* numbers = nullptr;
   size_t length = 0;
@@ -97,6 +104,14 @@ struct PackedBatch {
   // else empty.
   std::vector<napi_value> array_args;
   std::vector<PackedCall> calls;
+  // Every slot's array as ReadPackedCall read it, when `record` is set (slot i at views[i]);
+  // with `replay` set, ReadPackedCall takes the arrays from here instead of from JS (a batch
+  // queued again: see EngineWrap::EnqueueRepeat).
+  std::vector<View> views;
+  bool record = false;
+  bool replay = false;
+  // A kept batch's own copy of its numbers, which `numbers` then points at.
+  std::vector<double> own_numbers;
 };
 
 // Reads the batch (`info[0..2]`: its numbers, names and arrays, as packBatch makes them)
@@ -109,8 +124,8 @@ struct PackedBatch {
 void ReadPackedBatch(Napi::Env env, const Napi::CallbackInfo& info, size_t first_array_arg,
                      PackedBatch& batch);
 // Reads one call into `entries` (replacing what it held), as ReadRequests reads an array of
-// request objects.
-void ReadPackedCall(Napi::Env env, const PackedBatch& batch, const PackedCall& call,
+// request objects; its arrays from JS or, with `batch.replay`, from `batch.views`.
+void ReadPackedCall(Napi::Env env, PackedBatch& batch, const PackedCall& call,
                     const JobPtr& job, bool pin, std::vector<EntryPtr>& entries);
 
 }  // namespace kolo

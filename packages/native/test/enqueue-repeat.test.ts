@@ -1,0 +1,113 @@
+// Kept batches on a one-rank engine: enqueueBatch(calls, settle, true) keeps a batch whose every
+// call was queued and returns its token; enqueueRepeat(token, settle) queues it again from what
+// the engine kept, reading the same arrays where they lie. The queue that decides when a turn
+// repeats one: packages/core (request-queue-repeat.test.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NativeCall, NativeEngine, NativeRequest } from '../lib/index.js';
+import { reduceOps, request, requestTypes, run, start } from './one-rank-engine.js';
+
+const allreduce = requestTypes['allreduce']!;
+const barrier = requestTypes['barrier']!;
+
+/** An allreduce of `input` into `output` times `postscale` (one rank: the input scaled). */
+function reduceCall(name: string, input: Float32Array, output: Float32Array, postscale = 1): NativeCall {
+  return { requests: [request({ type: allreduce, name, shape: [input.length], postscale, input, output })], grouped: false };
+}
+
+/** A packed group of two arrays reduced in place (times `postscale`). */
+function groupCall(name: string, a: Float32Array, b: Float32Array, postscale: number): NativeCall {
+  const parts: NativeRequest['parts'] = { shapes: [[a.length], [b.length]], inputs: [a, b], outputs: [a, b] };
+  return { requests: [request({ type: allreduce, name, shape: [a.length + b.length], postscale, parts })], grouped: false };
+}
+
+describe('enqueueRepeat', () => {
+  let engine: NativeEngine;
+  beforeAll(async () => {
+    engine = await start('repeat-test', { sharedMemory: true });
+  });
+  afterAll(() => engine.shutdown());
+
+  it('queues a kept batch again over the same arrays, whatever they hold now', async () => {
+    const x = new Float32Array([1, 2]);
+    const out = new Float32Array(2);
+    const a = new Float32Array([1]);
+    const b = new Float32Array([2, 3]);
+    const calls = [
+      reduceCall('rep.x', x, out, 2),
+      groupCall('rep.g', a, b, 10),
+      { requests: [request({ type: barrier, name: 'rep.b' })], grouped: false },
+    ];
+    const first = await run(engine, calls, { keep: true });
+    expect(first.token).toBeTypeOf('number');
+    expect(first.outcomes).toEqual([[{}], [{}], [{}]]);
+    expect([...out, ...a, ...b]).toEqual([2, 4, 10, 20, 30]);
+
+    x.set([5, -1]);
+    const again = await run(engine, calls, { repeat: first.token! });
+    expect(again.outcomes).toEqual([[{}], [{}], [{}]]);
+    expect([...out, ...a, ...b]).toEqual([10, -2, 100, 200, 300]);
+
+    x.set([0.5, 0.25]);
+    await run(engine, calls, { repeat: first.token! });
+    expect([...out, ...a, ...b]).toEqual([1, 0.5, 1000, 2000, 3000]);
+  });
+
+  it('keeps no batch unless asked, nor one with a call that failed (the others still run)', async () => {
+    const x = new Float32Array([3]);
+    expect((await run(engine, [reduceCall('rep.plain', x, x, 2)])).token).toBeUndefined();
+    expect(x[0]).toBe(6);
+
+    const bad = reduceCall('rep.bad', new Float32Array(2), new Float32Array(1));
+    const kept = await run(engine, [reduceCall('rep.ok', x, x, 2), bad], { keep: true });
+    expect(kept.token).toBeUndefined();
+    expect(kept.outcomes[0]).toEqual([{}]);
+    expect((kept.outcomes[1] as Error).message).toBe("Expected an output of 8 bytes for 'rep.bad'");
+    expect(x[0]).toBe(12);
+  });
+
+  it('refuses a token it does not keep, settling nothing', () => {
+    let settled = 0;
+    expect(engine.enqueueRepeat!(987654, () => (settled += 1))).toBe(false);
+    expect(engine.enqueueRepeat!(Number.NaN, () => (settled += 1))).toBe(false);
+    expect(settled).toBe(0);
+  });
+
+  it('keeps the 16 batches queued most recently', async () => {
+    const xs = Array.from({ length: 18 }, (_, i) => new Float32Array([i]));
+    const callOf = (i: number) => [reduceCall(`rep.lru.${i}`, xs[i]!, xs[i]!, 2)];
+    const tokens: number[] = [];
+    for (let i = 0; i < 16; i++) tokens.push((await run(engine, callOf(i), { keep: true })).token!);
+    expect(new Set(tokens).size).toBe(16);
+    // Batch 0 queued again is now the most recent: the next keep makes room by dropping batch 1.
+    await run(engine, callOf(0), { repeat: tokens[0]! });
+    tokens.push((await run(engine, callOf(16), { keep: true })).token!);
+    await expect(run(engine, callOf(1), { repeat: tokens[1]! })).rejects.toThrow(`no batch under token ${tokens[1]}`);
+    await run(engine, callOf(0), { repeat: tokens[0]! });
+    await run(engine, callOf(16), { repeat: tokens[16]! });
+    // Kept once (×2), repeated twice more (batch 0) and once (batch 16); batch 1 only when kept.
+    expect([xs[0]![0], xs[1]![0], xs[16]![0]]).toEqual([0, 2, 64]);
+    xs[0]![0] = 1;
+    await run(engine, callOf(0), { repeat: tokens[0]! });
+    expect(xs[0]![0]).toBe(2);
+  });
+
+  it('after shutdown, a repeat settles every call with KOLO_SHUT_DOWN before returning', async () => {
+    const own = await start('repeat-test-2');
+    const x = new Float32Array([1]);
+    const calls = [reduceCall('late.x', x, x), { requests: [request({ type: barrier, name: 'late.b' })], grouped: false }];
+    const { token } = await run(own, calls, { keep: true });
+    await own.shutdown();
+    const late = await run(own, calls, { repeat: token! });
+    expect(late.atOnce).toEqual([0, 1]);
+    expect(late.outcomes.map((o) => (o as { code: string }).code)).toEqual(['KOLO_SHUT_DOWN', 'KOLO_SHUT_DOWN']);
+  });
+
+  it('reduces with the op the kept batch was read with', async () => {
+    const x = new Float32Array([4]);
+    const max = { requests: [request({ type: allreduce, name: 'rep.max', shape: [1], reduceOp: reduceOps['max']!, prescale: 3, input: x, output: x })], grouped: false };
+    const { token } = await run(engine, [max], { keep: true });
+    expect(x[0]).toBe(12);
+    await run(engine, [max], { repeat: token! });
+    expect(x[0]).toBe(36);
+  });
+});
