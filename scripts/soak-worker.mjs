@@ -80,6 +80,15 @@ async function mixed(i, rank, size) {
   ]);
   expectAll([kept.output], (size * (size - 1)) / 2 + size * i, 'the kept allreduce');
   expectAll(kept.groupOutputs, size * i, 'the kept grouped allreduce');
+  // The kept calls again, in a turn of their own that is the same every iteration: the request
+  // queue hands it over again from the batch the engine kept (src/runtime/request-queue.ts).
+  kept.input.fill(rank + 2 * i);
+  await Promise.all([
+    kolo.allreduce(kept.input, { op: 'sum', name: 'soak.kept', output: kept.output }),
+    kolo.groupedAllreduce([...kept.group], { op: 'sum', name: 'soak.kept.group', outputs: [...kept.groupOutputs] }),
+  ]);
+  expectAll([kept.output], (size * (size - 1)) / 2 + size * 2 * i, 'the kept allreduce, repeated on its own');
+  expectAll(kept.groupOutputs, size * i, 'the kept grouped allreduce, repeated on its own');
   kolo.allreduceSync(new Float32Array(256).fill(1), { op: 'sum', name: 'soak.sync' });
   await kolo.allgatherObject({ rank, i }, { name: `soak.objects.${i % 2}` });
 }
