@@ -266,10 +266,21 @@ export interface NativeEngine {
    * Queues again the calls of the batch kept under `token`, as `enqueueBatch` would queue them,
    * without reading them again: the caller vouches that they are the same requests over the
    * same arrays, each still of the length it had (its memory is then where it was). Returns
-   * false, queueing nothing, when the engine no longer keeps that batch (another was kept
-   * since, or the keep failed). Absent from bindings that do not keep batches.
+   * false, queueing nothing, when the engine no longer keeps that batch (it keeps the 256 queued
+   * most recently). Absent from bindings that do not keep batches.
    */
   enqueueRepeat?(token: number, settle: NativeSettle): boolean;
+  /**
+   * The token the engine will keep the next `enqueueBatch` or `enqueueSync` batch under when it
+   * queues every call, and asks it to keep that batch (`enqueueBatch(..., true)` asks itself).
+   * Absent where `enqueueRepeat` is.
+   */
+  keepNextBatch?(): number;
+  /**
+   * `enqueueSync` of the one-call batch kept under `token` (see `enqueueRepeat`), or undefined,
+   * queueing nothing, when the engine no longer keeps it. Absent where `enqueueRepeat` is.
+   */
+  enqueueSyncRepeat?(token: number): NativeResult[] | undefined;
   /** Same as `enqueue`, but blocks the calling thread until completion and throws on failure. */
   enqueueSync(requests: readonly NativeRequest[], grouped: boolean): NativeResult[];
   /** Starts writing the timeline to `path` (rank 0 writes; other ranks ignore it) from the next cycle. */

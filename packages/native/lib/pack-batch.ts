@@ -147,7 +147,7 @@ type BatchArguments = [numbers: Float64Array, names: string, arrays: readonly (H
  */
 type AddonEngine = Omit<NativeEngine, 'enqueueBatch' | 'enqueueSync'> & {
   enqueuePacked(...args: [...BatchArguments, settle: NativeSettle, ...arrays: (HostArray | undefined)[]]): number | undefined;
-  keepNextBatch(): void;
+  keepNextBatch(): number;
   enqueueSyncPacked(...args: [...BatchArguments, ...arrays: (HostArray | undefined)[]]): NativeResult[];
   useResultMaker?(maker: typeof oneResult): void;
 };

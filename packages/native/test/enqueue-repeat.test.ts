@@ -1,6 +1,7 @@
 // Kept batches on a one-rank engine: enqueueBatch(calls, settle, true) keeps a batch whose every
 // call was queued and returns its token; enqueueRepeat(token, settle) queues it again from what
-// the engine kept, reading the same arrays where they lie. The queue that decides when a turn
+// the engine kept, reading the same arrays where they lie. Blocking calls: keepNextBatch() then
+// enqueueSync, and enqueueSyncRepeat(token). The queue that decides when a turn
 // repeats one: packages/core (request-queue-repeat.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NativeCall, NativeEngine, NativeRequest } from '../lib/index.js';
@@ -72,23 +73,56 @@ describe('enqueueRepeat', () => {
     expect(settled).toBe(0);
   });
 
-  it('keeps the 16 batches queued most recently', async () => {
-    const xs = Array.from({ length: 18 }, (_, i) => new Float32Array([i]));
+  it('keeps the 256 batches queued most recently', async () => {
+    const xs = Array.from({ length: 258 }, (_, i) => new Float32Array([i]));
     const callOf = (i: number) => [reduceCall(`rep.lru.${i}`, xs[i]!, xs[i]!, 2)];
     const tokens: number[] = [];
-    for (let i = 0; i < 16; i++) tokens.push((await run(engine, callOf(i), { keep: true })).token!);
-    expect(new Set(tokens).size).toBe(16);
+    for (let i = 0; i < 256; i++) tokens.push((await run(engine, callOf(i), { keep: true })).token!);
+    expect(new Set(tokens).size).toBe(256);
     // Batch 0 queued again is now the most recent: the next keep makes room by dropping batch 1.
     await run(engine, callOf(0), { repeat: tokens[0]! });
-    tokens.push((await run(engine, callOf(16), { keep: true })).token!);
+    tokens.push((await run(engine, callOf(256), { keep: true })).token!);
     await expect(run(engine, callOf(1), { repeat: tokens[1]! })).rejects.toThrow(`no batch under token ${tokens[1]}`);
     await run(engine, callOf(0), { repeat: tokens[0]! });
-    await run(engine, callOf(16), { repeat: tokens[16]! });
-    // Kept once (×2), repeated twice more (batch 0) and once (batch 16); batch 1 only when kept.
-    expect([xs[0]![0], xs[1]![0], xs[16]![0]]).toEqual([0, 2, 64]);
+    await run(engine, callOf(256), { repeat: tokens[256]! });
+    // Kept once (x2), then repeated twice more (batch 0) and once (batch 256); batch 1 only kept.
+    expect([xs[0]![0], xs[1]![0], xs[256]![0]]).toEqual([0, 2, 1024]);
     xs[0]![0] = 1;
     await run(engine, callOf(0), { repeat: tokens[0]! });
     expect(xs[0]![0]).toBe(2);
+  });
+
+  it('keeps a blocking call under the token keepNextBatch gave, and runs it again', () => {
+    const x = new Float32Array([1, 2]);
+    const out = new Float32Array(2);
+    const [call] = [reduceCall('rep.sync', x, out, 3)];
+    const token = engine.keepNextBatch!();
+    expect(engine.enqueueSync(call!.requests, false)).toEqual([{}]);
+    expect([...out]).toEqual([3, 6]);
+    x.set([-1, 10]);
+    expect(engine.enqueueSyncRepeat!(token)).toEqual([{}]);
+    expect([...out]).toEqual([-3, 30]);
+    // The next keep gets the next token; an unknown token, or a kept batch of two calls, runs nothing.
+    expect(engine.keepNextBatch!()).toBe(token + 1);
+    expect(engine.enqueueSync(call!.requests, false)).toEqual([{}]);
+    expect(engine.enqueueSyncRepeat!(token + 99)).toBeUndefined();
+    expect(engine.enqueueSyncRepeat!(-1)).toBeUndefined();
+    x.set([5, 5]);
+    expect(engine.enqueueSyncRepeat!(token + 1)).toEqual([{}]);
+    expect([...out]).toEqual([15, 15]);
+  });
+
+  it('runs no kept batch of several calls as a blocking call', async () => {
+    const x = new Float32Array([1]);
+    const { token } = await run(engine, [reduceCall('rep.two.a', x, x), reduceCall('rep.two.b', new Float32Array(1), new Float32Array(1))], { keep: true });
+    expect(engine.enqueueSyncRepeat!(token!)).toBeUndefined();
+  });
+
+  it('keeps no blocking call that was refused', () => {
+    const token = engine.keepNextBatch!();
+    const bad = reduceCall('rep.sync.bad', new Float32Array(2), new Float32Array(1));
+    expect(() => engine.enqueueSync(bad.requests, false)).toThrow("Expected an output of 8 bytes for 'rep.sync.bad'");
+    expect(engine.enqueueSyncRepeat!(token)).toBeUndefined();
   });
 
   it('after shutdown, a repeat settles every call with KOLO_SHUT_DOWN before returning', async () => {

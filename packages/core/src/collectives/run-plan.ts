@@ -173,7 +173,7 @@ export function runPlanSync<T>(plan: Plan<T>, context: RunContext): T {
 /** One plan's blocking round trip; `entry` is the function whose callers an error's stack shows. */
 function enqueueSync(plan: Plan<unknown>, context: RunContext, entry: AnyFunction): NativeResult[] {
   try {
-    return context.running.engine.enqueueSync(plan.requests, plan.grouped);
+    return context.running.queue.enqueueSync(plan);
   } catch (error) {
     // Still inside the caller: the frames above `entry` are the caller's, free to capture now.
     throw mapError(error, plan, context, context.stack ?? stackAbove(entry));

@@ -89,8 +89,9 @@ export type CallFailure<C> = (error: unknown, call: QueuedCall<unknown>, context
  * most recently); when a turn repeats the one remembered, the engine is asked to keep its
  * batch, and from then on a repeat is queued again from what the engine kept, without packing
  * the calls, passing their arrays or reading them (about a fifth of 200 separate small
- * allreduces' time). Each call's arrays are checked first (`intact`): a detached or shrunken
- * array makes the turn an ordinary one, which the engine reads, and refuses.
+ * allreduces' time). A recurring blocking call does the same through {@link enqueueSync}.
+ * Each call's arrays are checked first (`intact`): a detached or shrunken array makes the turn
+ * an ordinary one, which the engine reads, and refuses.
  *
  * @example
  * ```ts
@@ -108,6 +109,8 @@ export class RequestQueue {
   // Recent turns of recurring calls by their first call, each with the engine's token for its
   // batch once it kept it (0: not yet); see the class comment. Holds those turns' arrays.
   private readonly recurringTurns = new Map<QueuedCall<unknown>, RecurringTurn>();
+  // The engine's token for the batch it kept for each recurring blocking call.
+  private readonly syncTokens = new WeakMap<QueuedCall<unknown>, number>();
   private readonly flushSoon = (): void => this.flush();
   private readonly capture = (resolve: (value: unknown) => void, reject: (error: unknown) => void): void => {
     this.sides.push(resolve, reject);
@@ -179,6 +182,28 @@ export class RequestQueue {
       // caller (a promise settles once, so calls the binding already settled keep their outcome).
       for (let index = 0; index < calls.length; index++) failCall(index, error, true);
     }
+  }
+
+  /**
+   * Runs one blocking call (after flushing this turn's async calls, which come first): as the
+   * engine kept it where the call recurs (QueuedCall.intact), its second time asking it to keep.
+   */
+  enqueueSync(call: QueuedCall<unknown>): NativeResult[] {
+    const engine = this.engine;
+    const intact = call.intact;
+    if (intact === undefined || engine.enqueueSyncRepeat === undefined || engine.keepNextBatch === undefined || !intact()) {
+      return engine.enqueueSync(call.requests, call.grouped);
+    }
+    const token = this.syncTokens.get(call);
+    if (token !== undefined) {
+      const results = engine.enqueueSyncRepeat(token);
+      if (results !== undefined) return results;
+    }
+    const next = engine.keepNextBatch();
+    const results = engine.enqueueSync(call.requests, call.grouped);
+    // Returned, so the call was queued and the engine kept it.
+    this.syncTokens.set(call, next);
+    return results;
   }
 
   /** Hands a turn's calls to the engine, again from what it kept where they repeat a kept turn. */

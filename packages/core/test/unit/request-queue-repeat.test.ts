@@ -2,7 +2,7 @@
 // the same recurring calls (QueuedCall.intact) is an ordinary batch the first time, kept the
 // second, and queued again from what the engine kept after that. The engine's side of keeping:
 // packages/native (enqueue-repeat.test.ts); over real processes: mp/repeated-turns.test.ts.
-import type { NativeCall, NativeEngine, NativeResult, NativeSettle } from '@kolo/native';
+import type { NativeCall, NativeEngine, NativeRequest, NativeResult, NativeSettle } from '@kolo/native';
 import { describe, expect, it } from 'vitest';
 import { RequestQueue, type QueuedCall } from '../../src/runtime/request-queue.js';
 
@@ -10,8 +10,8 @@ type Logged = string;
 
 /**
  * A stub whose every call settles at once with `done`. Logs `batch`, `keep` (enqueueBatch asked
- * to keep; it answers with tokens 1, 2, ...) and `repeat <token>`; `refuse` makes enqueueRepeat
- * answer false for those tokens.
+ * to keep; it answers with tokens 1, 2, ...) and `repeat <token>`, and for blocking calls `sync`,
+ * `sync keep <token>` and `sync repeat <token>`; `refuse` makes the repeats refuse those tokens.
  */
 function stubEngine({ repeats = true } = {}): { engine: NativeEngine; log: Logged[]; refuse: Set<number> } {
   const log: Logged[] = [];
@@ -19,16 +19,33 @@ function stubEngine({ repeats = true } = {}): { engine: NativeEngine; log: Logge
   const kept = new Map<number, readonly NativeCall[]>();
   const done: readonly NativeResult[] = [{}];
   const settleAll = (n: number, settle: NativeSettle) => settle(Uint32Array.from({ length: n }, (_, i) => i), [], done, n);
+  let nextToken = 1;
+  let keepNext = false;
   const engine = {
+    enqueueSync: (requests: readonly NativeRequest[], grouped: boolean) => {
+      log.push(keepNext ? `sync keep ${nextToken}` : 'sync');
+      if (keepNext) kept.set(nextToken++, [{ requests, grouped }]);
+      keepNext = false;
+      return done;
+    },
     enqueueBatch: (calls: readonly NativeCall[], settle: NativeSettle, keep?: boolean) => {
       log.push(keep === true ? 'keep' : 'batch');
       settleAll(calls.length, settle);
       if (keep !== true) return undefined;
-      kept.set(kept.size + 1, calls);
-      return kept.size;
+      kept.set(nextToken, calls);
+      return nextToken++;
     },
     ...(repeats
       ? {
+          keepNextBatch: () => {
+            keepNext = true;
+            return nextToken;
+          },
+          enqueueSyncRepeat: (token: number) => {
+            if (!kept.has(token) || refuse.has(token)) return undefined;
+            log.push(`sync repeat ${token}`);
+            return done;
+          },
           enqueueRepeat: (token: number, settle: NativeSettle) => {
             if (!kept.has(token) || refuse.has(token)) return false;
             log.push(`repeat ${token}`);
@@ -127,5 +144,31 @@ describe('RequestQueue: repeated turns', () => {
     const calls = [recurringCall('a')];
     for (let i = 0; i < 3; i++) expect(await turn(queue, calls)).toEqual(['a']);
     expect(stub.log).toEqual(['batch', 'batch', 'batch']);
+  });
+
+  it('runs a recurring blocking call as the engine kept it, from its second time as recurring', () => {
+    const stub = stubEngine();
+    const queue = new RequestQueue(stub.engine);
+    const state = { intact: true };
+    const call = recurringCall('s', state);
+    const made: QueuedCall<string> = { requests: [{ name: 'm' } as never], grouped: false, finish: () => 'm' };
+    queue.enqueueSync(made);
+    for (let i = 0; i < 3; i++) expect(queue.enqueueSync(call)).toEqual([{}]);
+    state.intact = false;
+    queue.enqueueSync(call);
+    state.intact = true;
+    queue.enqueueSync(call);
+    stub.refuse.add(1);
+    queue.enqueueSync(call);
+    queue.enqueueSync(call);
+    expect(stub.log).toEqual(['sync', 'sync keep 1', 'sync repeat 1', 'sync repeat 1', 'sync', 'sync repeat 1', 'sync keep 2', 'sync repeat 2']);
+  });
+
+  it('runs blocking calls as they are on an engine that keeps none', () => {
+    const stub = stubEngine({ repeats: false });
+    const queue = new RequestQueue(stub.engine);
+    const call = recurringCall('s');
+    for (let i = 0; i < 3; i++) queue.enqueueSync(call);
+    expect(stub.log).toEqual(['sync', 'sync', 'sync']);
   });
 });

@@ -92,6 +92,7 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
                       InstanceMethod<&EngineWrap::EnqueueBatch>("enqueuePacked"),
                       InstanceMethod<&EngineWrap::EnqueueSync>("enqueueSyncPacked"),
                       InstanceMethod<&EngineWrap::EnqueueRepeat>("enqueueRepeat"),
+                      InstanceMethod<&EngineWrap::EnqueueSyncRepeat>("enqueueSyncRepeat"),
                       InstanceMethod<&EngineWrap::KeepNextBatch>("keepNextBatch"),
                       InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
                       InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
@@ -332,31 +333,39 @@ Napi::Value EngineWrap::EnqueueRepeat(const Napi::CallbackInfo& info) {
     throw Napi::TypeError::New(env, "Expected a settle function for enqueueRepeat");
   }
   KOLO_TRACE_POINT("call");
+  KeptBatch* kept = FindKept(info[0]);
+  if (kept == nullptr) return Napi::Boolean::New(env, false);
+  kept->batch.replay = true;
+  kept->batch.record = false;
+  QueueBatch(env, kept->batch, info[1], nullptr);
+  return Napi::Boolean::New(env, true);
+}
+
+// The kept batch of the token `value` names, marked as just used; null when none is kept.
+EngineWrap::KeptBatch* EngineWrap::FindKept(napi_value value) {
   double token = 0;
-  if (napi_get_value_double(env, info[0], &token) != napi_ok) return Napi::Boolean::New(env, false);
-  for (const auto& kept : kept_) {
-    if (static_cast<double>(kept->token) != token) continue;
-    kept->used = ++uses_;
-    PackedBatch& batch = kept->batch;
-    batch.replay = true;
-    batch.record = false;
-    QueueBatch(env, batch, info[1], nullptr);
-    return Napi::Boolean::New(env, true);
+  if (napi_get_value_double(Env(), value, &token) != napi_ok || !(token >= 1 && token <= UINT32_MAX)) {
+    return nullptr;
   }
-  return Napi::Boolean::New(env, false);
+  const auto it = kept_.find(static_cast<uint32_t>(token));
+  if (it == kept_.end() || static_cast<double>(it->first) != token) return nullptr;
+  it->second->used = ++uses_;
+  return it->second.get();
 }
 
 uint32_t EngineWrap::Keep(PackedBatch& batch) {
-  KeptBatch* slot = nullptr;
-  if (kept_.size() < kMaxKept) {
-    slot = kept_.emplace_back(std::make_unique<KeptBatch>()).get();
-  } else {
-    for (const auto& kept : kept_) {
-      if (slot == nullptr || kept->used < slot->used) slot = kept.get();
+  std::unique_ptr<KeptBatch> slot;
+  if (kept_.size() >= kMaxKept) {  // the least recently used makes room (and lends its vectors)
+    auto oldest = kept_.begin();
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it->second->used < oldest->second->used) oldest = it;
     }
+    slot = std::move(oldest->second);
+    kept_.erase(oldest);
+  } else {
+    slot = std::make_unique<KeptBatch>();
   }
-  if (++last_token_ == 0) ++last_token_;  // 0 names none
-  slot->token = last_token_;
+  last_token_ = NextToken();
   slot->used = ++uses_;
   // Its numbers are its own; its names, calls and views move over (packed_ refills its own on
   // the next read).
@@ -369,13 +378,19 @@ uint32_t EngineWrap::Keep(PackedBatch& batch) {
   kept.views.swap(batch.views);
   kept.arrays = nullptr;
   kept.array_args.clear();
-  return slot->token;
+  kept_[last_token_] = std::move(slot);
+  return last_token_;
 }
 
-// `keepNextBatch()`: the next enqueuePacked keeps its batch (see EnqueueBatch).
+// `keepNextBatch()`: the next enqueuePacked or enqueueSyncPacked keeps its batch if it queues
+// every call; returns the token it will keep it under.
 Napi::Value EngineWrap::KeepNextBatch(const Napi::CallbackInfo& info) {
   keep_next_ = true;
-  return info.Env().Undefined();
+  return Napi::Number::New(info.Env(), NextToken());
+}
+
+uint32_t EngineWrap::NextToken() const {
+  return last_token_ == UINT32_MAX ? 1 : last_token_ + 1;  // 0 names none
 }
 
 size_t EngineWrap::CountSlots(const PackedBatch& batch) {
@@ -484,10 +499,33 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   KOLO_TRACE_POINT("call");
   PackedBatch& batch = packed_;
+  const bool keep = keep_next_;
+  keep_next_ = false;
   ReadPackedBatch(env, info, 3, batch);
   if (batch.calls.size() != 1) {
     throw Napi::TypeError::New(env, "Expected a batch of one call for enqueueSyncPacked");
   }
+  batch.replay = false;
+  batch.record = keep;
+  if (keep) batch.views.assign(CountSlots(batch), View{});
+  return RunSync(env, batch);
+}
+
+// `enqueueSyncRepeat(token)`: enqueueSyncPacked for the one-call batch kept under `token` (see
+// EnqueueRepeat); undefined, and nothing queued, when the binding no longer keeps it.
+Napi::Value EngineWrap::EnqueueSyncRepeat(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  KOLO_TRACE_POINT("call");
+  KeptBatch* kept = FindKept(info[0]);
+  if (kept == nullptr || kept->batch.calls.size() != 1) return env.Undefined();
+  kept->batch.replay = true;
+  kept->batch.record = false;
+  return RunSync(env, kept->batch);
+}
+
+// Runs the one call of `batch` on this thread until it completes; keeps the batch where asked
+// (batch.record) and the call was queued.
+Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch) {
   auto job = NewJob();
   job->sync = true;
   // The JS thread blocks until completion, so the arrays cannot be collected meanwhile.
@@ -497,6 +535,10 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
     const ClearOnExit clear{entries};  // what a failed read or enqueue left
     ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false, entries);
     status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
+  }
+  if (batch.record) {
+    batch.record = false;
+    if (status.ok()) Keep(batch);
   }
   if (!status.ok()) {
     StatusToError(env, status).ThrowAsJavaScriptException();

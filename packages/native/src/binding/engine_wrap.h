@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "binding/job.h"
@@ -50,6 +51,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value EnqueueBatch(const Napi::CallbackInfo& info);
   Napi::Value EnqueueSync(const Napi::CallbackInfo& info);
   Napi::Value EnqueueRepeat(const Napi::CallbackInfo& info);
+  Napi::Value EnqueueSyncRepeat(const Napi::CallbackInfo& info);
   Napi::Value KeepNextBatch(const Napi::CallbackInfo& info);
   uint32_t QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays);
   static size_t CountSlots(const PackedBatch& batch);
@@ -96,20 +98,24 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   // entries. Only while the batch is read and queued, before any JS runs, so a call made from
   // JS that this one runs cannot find them in use.
   PackedBatch packed_;
-  // Batches enqueuePacked kept (after keepNextBatch) for enqueueRepeat, by token: the most a
-  // step's distinct turns need; past that, the one least recently queued makes room.
+  // Batches enqueuePacked and enqueueSyncPacked kept (after keepNextBatch) for enqueueRepeat
+  // and enqueueSyncRepeat, by token: more than a step's distinct turns and blocking calls need;
+  // past that, the one least recently queued makes room.
   struct KeptBatch {
-    uint32_t token = 0;
     uint64_t used = 0;  // when last queued, in keeps and repeats
     PackedBatch batch;
   };
-  static constexpr size_t kMaxKept = 16;
-  std::vector<std::unique_ptr<KeptBatch>> kept_;
+  static constexpr size_t kMaxKept = 256;
+  std::unordered_map<uint32_t, std::unique_ptr<KeptBatch>> kept_;
   uint32_t last_token_ = 0;
   uint64_t uses_ = 0;
   bool keep_next_ = false;
-  // Moves `batch` (read by ReadPackedBatch, numbers still the caller's) into a kept slot.
+  // Moves `batch` (read by ReadPackedBatch, numbers still the caller's) into a kept slot; returns
+  // its token.
   uint32_t Keep(PackedBatch& batch);
+  uint32_t NextToken() const;
+  KeptBatch* FindKept(napi_value token);
+  Napi::Value RunSync(Napi::Env env, PackedBatch& batch);
   // Values every completion of a call that carries nothing shares, made on first use: the
   // frozen {} and [{}] such a call resolves with (enqueueSync returns the array), and the frozen
   // [] of a settle call whose calls all carry nothing.

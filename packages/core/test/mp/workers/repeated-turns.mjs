@@ -2,7 +2,7 @@
 // again from the batches it kept (RequestQueue, EngineWrap::EnqueueRepeat): new values in the
 // same arrays every step must come back reduced exactly. Each step makes three turns: 20 named
 // gradients plus a grouped pair (rank 1 submits them in reverse order), one named metric, and an
-// unnamed allreduce (never kept). At step 25 both ranks detach gradient 7's input between the
+// unnamed allreduce (never kept); and a named blocking allreduce (EnqueueSyncRepeat). At step 25 both ranks detach gradient 7's input between the
 // call and the end of the turn: that turn goes to the engine as an ordinary batch, which refuses
 // the call; from then on the gradient is a new array.
 import * as kolo from '@kolo/core';
@@ -13,13 +13,22 @@ await kolo.init();
 const rank = kolo.rank();
 const engine = requireRunning().engine;
 let repeats = 0;
+let syncRepeats = 0;
 const enqueueRepeat = engine.enqueueRepeat;
+const enqueueSyncRepeat = engine.enqueueSyncRepeat;
 // The addon's methods are read-only on its prototype: an own property of this engine shadows it.
 Object.defineProperty(engine, 'enqueueRepeat', {
   value(token, settle) {
     const queued = enqueueRepeat.call(this, token, settle);
     if (queued) repeats += 1;
     return queued;
+  },
+});
+Object.defineProperty(engine, 'enqueueSyncRepeat', {
+  value(token) {
+    const results = enqueueSyncRepeat.call(this, token);
+    if (results !== undefined) syncRepeats += 1;
+    return results;
   },
 });
 
@@ -29,6 +38,8 @@ const inputs = Array.from({ length: n }, (_, i) => new Float32Array(16 + i));
 const outputs = inputs.map((x) => new Float32Array(x.length));
 const pair = [new Float64Array(3), new Int32Array(5)];
 const metric = new Float32Array(1);
+const blocking = new Float64Array(1);
+const blockingOut = new Float64Array(1);
 const wrong = [];
 let refused = '';
 
@@ -68,8 +79,11 @@ for (let step = 0; step < steps; step += 1) {
   // The pair now holds its sums: reset below, next step.
   const mean = await kolo.allreduce(metric, { name: 'metric', op: 'average', output: metric });
   if (mean[0] !== 0.5 + 2 * step) wrong.push(`step ${step}: metric = ${mean[0]}`);
+  blocking[0] = rank + step;
+  kolo.allreduceSync(blocking, { name: 'blocking', op: 'max', output: blockingOut });
+  if (blockingOut[0] !== 1 + step) wrong.push(`step ${step}: blocking = ${blockingOut[0]}`);
   const [count] = await kolo.allreduce(new Int32Array([1]), { op: 'sum' });
   if (count !== 2) wrong.push(`step ${step}: count = ${count}`);
 }
-console.log(`RESULT ${JSON.stringify({ rank, key: 'repeated', value: { wrong: wrong.slice(0, 5), refused, repeats } })}`);
+console.log(`RESULT ${JSON.stringify({ rank, key: 'repeated', value: { wrong: wrong.slice(0, 5), refused, repeats, syncRepeats } })}`);
 await kolo.shutdown();
