@@ -90,6 +90,10 @@ async function mixed(i, rank, size) {
   expectAll([kept.output], (size * (size - 1)) / 2 + size * 2 * i, 'the kept allreduce, repeated on its own');
   expectAll(kept.groupOutputs, size * i, 'the kept grouped allreduce, repeated on its own');
   kolo.allreduceSync(new Float32Array(256).fill(1), { op: 'sum', name: 'soak.sync' });
+  // A named blocking call of the kept arrays, run from the batch the engine kept for it.
+  kept.input.fill(rank + 3 * i);
+  kolo.allreduceSync(kept.input, { op: 'sum', name: 'soak.kept.sync', output: kept.output });
+  expectAll([kept.output], (size * (size - 1)) / 2 + size * 3 * i, 'the kept blocking allreduce');
   await kolo.allgatherObject({ rank, i }, { name: `soak.objects.${i % 2}` });
 }
 
