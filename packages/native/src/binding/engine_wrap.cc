@@ -321,82 +321,6 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
   return token != 0 ? Napi::Value(Napi::Number::New(env, token)) : env.Undefined();
 }
 
-// `enqueueRepeat(token, settle)`: queues again the calls of a batch that enqueuePacked kept
-// under `token`, whose arrays the caller vouches are the same JS arrays, each of the same
-// length (so their memory is where it was: a typed array's data lies outside V8's heap, or is
-// moved there, once N-API has read it). Skips packing the batch in JS, passing its arrays, and
-// reading each. False, and nothing queued, when the binding no longer keeps that batch (it
-// keeps the kMaxKept most recently queued).
-Napi::Value EngineWrap::EnqueueRepeat(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[1].IsFunction()) {
-    throw Napi::TypeError::New(env, "Expected a settle function for enqueueRepeat");
-  }
-  KOLO_TRACE_POINT("call");
-  KeptBatch* kept = FindKept(info[0]);
-  if (kept == nullptr) return Napi::Boolean::New(env, false);
-  kept->batch.replay = true;
-  kept->batch.record = false;
-  QueueBatch(env, kept->batch, info[1], nullptr);
-  return Napi::Boolean::New(env, true);
-}
-
-// The kept batch of the token `value` names, marked as just used; null when none is kept.
-EngineWrap::KeptBatch* EngineWrap::FindKept(napi_value value) {
-  double token = 0;
-  if (napi_get_value_double(Env(), value, &token) != napi_ok || !(token >= 1 && token <= UINT32_MAX)) {
-    return nullptr;
-  }
-  const auto it = kept_.find(static_cast<uint32_t>(token));
-  if (it == kept_.end() || static_cast<double>(it->first) != token) return nullptr;
-  it->second->used = ++uses_;
-  return it->second.get();
-}
-
-uint32_t EngineWrap::Keep(PackedBatch& batch) {
-  std::unique_ptr<KeptBatch> slot;
-  if (kept_.size() >= kMaxKept) {  // the least recently used makes room (and lends its vectors)
-    auto oldest = kept_.begin();
-    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
-      if (it->second->used < oldest->second->used) oldest = it;
-    }
-    slot = std::move(oldest->second);
-    kept_.erase(oldest);
-  } else {
-    slot = std::make_unique<KeptBatch>();
-  }
-  last_token_ = NextToken();
-  slot->used = ++uses_;
-  // Its numbers are its own; its names, calls and views move over (packed_ refills its own on
-  // the next read).
-  PackedBatch& kept = slot->batch;
-  kept.own_numbers.assign(batch.numbers, batch.numbers + batch.length);
-  kept.numbers = kept.own_numbers.data();
-  kept.length = batch.length;
-  kept.names.swap(batch.names);
-  kept.calls.swap(batch.calls);
-  kept.views.swap(batch.views);
-  kept.arrays = nullptr;
-  kept.array_args.clear();
-  kept_[last_token_] = std::move(slot);
-  return last_token_;
-}
-
-// `keepNextBatch()`: the next enqueuePacked or enqueueSyncPacked keeps its batch if it queues
-// every call; returns the token it will keep it under.
-Napi::Value EngineWrap::KeepNextBatch(const Napi::CallbackInfo& info) {
-  keep_next_ = true;
-  return Napi::Number::New(info.Env(), NextToken());
-}
-
-uint32_t EngineWrap::NextToken() const {
-  return last_token_ == UINT32_MAX ? 1 : last_token_ + 1;  // 0 names none
-}
-
-size_t EngineWrap::CountSlots(const PackedBatch& batch) {
-  return batch.calls.empty() ? 0 : batch.calls.back().slot_end;
-}
-
 // Queues the calls of `batch` (read by ReadPackedBatch, or kept), settling through `settle`;
 // `arrays` (the batch's array of arrays, null for a kept batch, whose calls the caller keeps)
 // is pinned while calls are in flight. With `batch.record` set, keeps the batch when every
@@ -509,18 +433,6 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
   batch.record = keep;
   if (keep) batch.views.assign(CountSlots(batch), View{});
   return RunSync(env, batch);
-}
-
-// `enqueueSyncRepeat(token)`: enqueueSyncPacked for the one-call batch kept under `token` (see
-// EnqueueRepeat); undefined, and nothing queued, when the binding no longer keeps it.
-Napi::Value EngineWrap::EnqueueSyncRepeat(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  KOLO_TRACE_POINT("call");
-  KeptBatch* kept = FindKept(info[0]);
-  if (kept == nullptr || kept->batch.calls.size() != 1) return env.Undefined();
-  kept->batch.replay = true;
-  kept->batch.record = false;
-  return RunSync(env, kept->batch);
 }
 
 // Runs the one call of `batch` on this thread until it completes; keeps the batch where asked
