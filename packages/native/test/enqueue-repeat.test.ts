@@ -5,7 +5,7 @@
 // repeats one: packages/core (request-queue-repeat.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NativeCall, NativeEngine, NativeRequest } from '../lib/index.js';
-import { reduceOps, request, requestTypes, run, start } from './one-rank-engine.js';
+import { dtypes, reduceOps, request, requestTypes, run, start } from './one-rank-engine.js';
 
 const allreduce = requestTypes['allreduce']!;
 const barrier = requestTypes['barrier']!;
@@ -134,6 +134,42 @@ describe('enqueueRepeat', () => {
     const late = await run(own, calls, { repeat: token! });
     expect(late.atOnce).toEqual([0, 1]);
     expect(late.outcomes.map((o) => (o as { code: string }).code)).toEqual(['KOLO_SHUT_DOWN', 'KOLO_SHUT_DOWN']);
+  });
+
+  it('runs a call again from the entries its last repeat left, with fresh results each time', async () => {
+    // From the second repeat on, each call's job and entries come back from the last delivery:
+    // what the engine wrote into them (an allgather's data) must not carry over.
+    const x = new Int32Array([1, 2]);
+    const out = new Float32Array(1);
+    const y = new Float32Array([3]);
+    const calls = [
+      { requests: [request({ type: requestTypes['allgather']!, name: 'rec.g', dtype: dtypes['int32']!, shape: [2], input: x })], grouped: false },
+      reduceCall('rec.r', y, out, 2),
+    ];
+    const { token } = await run(engine, calls, { keep: true });
+    const gathered: number[][] = [];
+    for (let k = 0; k < 4; k++) {
+      x.set([10 * k, 10 * k + 1]);
+      y[0] = k;
+      const { outcomes } = await run(engine, calls, { repeat: token! });
+      const [result] = outcomes[0] as [{ data: ArrayBuffer; splits: number[] }];
+      gathered.push([...new Int32Array(result.data), ...result.splits, out[0]!]);
+    }
+    expect(gathered).toEqual([[0, 1, 2, 0], [10, 11, 2, 2], [20, 21, 2, 4], [30, 31, 2, 6]]);
+  });
+
+  it('runs a kept call blocking or not, whichever ran it last', async () => {
+    const x = new Float32Array([1]);
+    const call = reduceCall('rec.both', x, x, 2);
+    const token = engine.keepNextBatch!();
+    expect(engine.enqueueSync(call.requests, false)).toEqual([{}]);
+    // Each of these would hang were a call's last run to decide how the next one is told.
+    await run(engine, [call], { repeat: token });
+    await run(engine, [call], { repeat: token });
+    expect(engine.enqueueSyncRepeat!(token)).toEqual([{}]);
+    expect(engine.enqueueSyncRepeat!(token)).toEqual([{}]);
+    await run(engine, [call], { repeat: token });
+    expect(x[0]).toBe(64);
   });
 
   it('reduces with the op the kept batch was read with', async () => {

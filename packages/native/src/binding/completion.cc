@@ -199,6 +199,10 @@ void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
     }
   }
   KOLO_TRACE_POINT("settled");
+  // Calls of kept batches go back to them, to be queued again as they are.
+  for (JobPtr& job : delivery.jobs) {
+    if (job->kept_token != 0) Recycle(job);
+  }
   // Were anything but a settle function's JS error to escape the loop above, settling_ would
   // stay set, and later deliveries would merely use vectors of their own.
   if (outer) settling_ = false;

@@ -325,7 +325,8 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
 // `arrays` (the batch's array of arrays, null for a kept batch, whose calls the caller keeps)
 // is pinned while calls are in flight. With `batch.record` set, keeps the batch when every
 // call was queued and returns its token; otherwise 0.
-uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays) {
+uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays,
+                               KeptBatch* kept) {
   std::shared_ptr<Settler> settler = spare_settler_ ? std::move(spare_settler_) : std::make_shared<Settler>();
   settler->fn_in_call = settle;
   // Calls that fail at once (rare): made on the first.
@@ -344,12 +345,21 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
     std::vector<EntryPtr>& entries = entries_;  // each call's, in turn
     const ClearOnExit clear{entries};  // a call that failed leaves its entries there
     for (uint32_t i = 0; i < batch.calls.size(); ++i) {
-      auto job = NewJob();
-      job->settler = settler;
-      job->call_index = i;
+      // A kept batch's call runs again as its last run left it, where that was delivered.
+      JobPtr job = kept != nullptr ? TakeSpare(*kept, i, settler, entries) : nullptr;
       Status status;
       try {
-        ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
+        if (!job) {
+          job = NewJob();
+          job->settler = settler;
+          job->call_index = i;
+          if (kept != nullptr) {
+            job->kept_token = kept->token;
+            job->kept_serial = kept->serial;
+          }
+          ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
+        }
+        job->sync = false;
         status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
       } catch (const Napi::Error& e) {
         fail(i, e.Value());
@@ -365,10 +375,10 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
   }
   // Kept before any JS runs (the deliveries below): a settle function's blocking call would
   // read its own batch into packed_.
-  uint32_t kept = 0;
+  uint32_t token = 0;
   if (batch.record) {
     batch.record = false;
-    if (failed == 0) kept = Keep(batch);
+    if (failed == 0) token = Keep(batch);
   }
   // As the wake microtask does: when every peer already waits, run the cycle here.
   KOLO_TRACE_POINT("queued");
@@ -389,7 +399,7 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
     Napi::Function(env, settle).Call({failed_indices, failed_outcomes, env.Undefined(), Napi::Number::New(env, failed)});
   }
   KOLO_TRACE_POINT("returned");
-  return kept;
+  return token;
 }
 
 // A resolved promise's `then` runs its callback as a microtask: after the caller's synchronous
@@ -437,15 +447,23 @@ Napi::Value EngineWrap::EnqueueSync(const Napi::CallbackInfo& info) {
 
 // Runs the one call of `batch` on this thread until it completes; keeps the batch where asked
 // (batch.record) and the call was queued.
-Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch) {
-  auto job = NewJob();
-  job->sync = true;
+Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch, KeptBatch* kept) {
+  JobPtr job;
   // The JS thread blocks until completion, so the arrays cannot be collected meanwhile.
   Status status;
   {
     std::vector<EntryPtr>& entries = entries_;
     const ClearOnExit clear{entries};  // what a failed read or enqueue left
-    ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false, entries);
+    if (kept != nullptr) job = TakeSpare(*kept, 0, nullptr, entries);
+    if (!job) {
+      job = NewJob();
+      if (kept != nullptr) {
+        job->kept_token = kept->token;
+        job->kept_serial = kept->serial;
+      }
+      ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false, entries);
+    }
+    job->sync = true;
     status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
   }
   if (batch.record) {
@@ -473,8 +491,12 @@ Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch) {
   }
   // A call of one request that carries nothing (an allreduce writes into its output): one frozen
   // array of one frozen object, made once per engine and returned by every such call.
-  if (job->done.size() == 1 && !CarriesResult(job->done[0].get())) return Napi::Value(env, DoneResult(env));
-  return JobResults(env, *job, EmptyResult(env), ResultMaker(env));
+  const Napi::Value results = job->done.size() == 1 && !CarriesResult(job->done[0].get())
+                                  ? Napi::Value(env, DoneResult(env))
+                                  : JobResults(env, *job, EmptyResult(env), ResultMaker(env));
+  lock.unlock();
+  Recycle(job);
+  return results;
 }
 
 // `useResultMaker(fn)`: fn(data, ...splits) builds the results of a call of one request with

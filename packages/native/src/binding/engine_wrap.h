@@ -53,7 +53,6 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value EnqueueRepeat(const Napi::CallbackInfo& info);
   Napi::Value EnqueueSyncRepeat(const Napi::CallbackInfo& info);
   Napi::Value KeepNextBatch(const Napi::CallbackInfo& info);
-  uint32_t QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays);
   static size_t CountSlots(const PackedBatch& batch);
   Napi::Value Shutdown(const Napi::CallbackInfo& info);
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);
@@ -102,20 +101,36 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   // and enqueueSyncRepeat, by token: more than a step's distinct turns and blocking calls need;
   // past that, the one least recently queued makes room.
   struct KeptBatch {
-    uint64_t used = 0;  // when last queued, in keeps and repeats
+    uint64_t used = 0;    // when last queued, in keeps and repeats
+    uint32_t token = 0;
+    uint64_t serial = 0;  // which keep this is (a token may name another batch later)
     PackedBatch batch;
+    // Per call, the job that last ran it, delivered, with its entries as they were queued: the
+    // next repeat queues them again instead of reading the call and making new ones (null
+    // until a repeat of the call was delivered, and while one is in flight).
+    std::vector<JobPtr> spares;
   };
   static constexpr size_t kMaxKept = 256;
   std::unordered_map<uint32_t, std::unique_ptr<KeptBatch>> kept_;
   uint32_t last_token_ = 0;
   uint64_t uses_ = 0;
+  uint64_t keeps_ = 0;
   bool keep_next_ = false;
   // Moves `batch` (read by ReadPackedBatch, numbers still the caller's) into a kept slot; returns
   // its token.
   uint32_t Keep(PackedBatch& batch);
   uint32_t NextToken() const;
   KeptBatch* FindKept(napi_value token);
-  Napi::Value RunSync(Napi::Env env, PackedBatch& batch);
+  uint32_t QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays,
+                      KeptBatch* kept = nullptr);
+  // Call `i` of `kept` as its last delivered run left it, ready to queue: its job (for
+  // `settler`) with its entries moved to `entries`. Null when it has none.
+  JobPtr TakeSpare(KeptBatch& kept, uint32_t i, const std::shared_ptr<Settler>& settler,
+                   std::vector<EntryPtr>& entries);
+  // Hands a delivered job of a kept batch back to it (see KeptBatch::spares), when it finished
+  // well and that batch is still kept; otherwise leaves it to be freed.
+  void Recycle(JobPtr& job);
+  Napi::Value RunSync(Napi::Env env, PackedBatch& batch, KeptBatch* kept = nullptr);
   // Values every completion of a call that carries nothing shares, made on first use: the
   // frozen {} and [{}] such a call resolves with (enqueueSync returns the array), and the frozen
   // [] of a settle call whose calls all carry nothing.

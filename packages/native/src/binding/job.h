@@ -37,6 +37,11 @@ struct Job {
   std::optional<Napi::Promise::Deferred> deferred;  // enqueue: the promise to settle
   std::shared_ptr<Settler> settler;                 // enqueueBatch: who to tell, and the call's
   uint32_t call_index = 0;                          // position in that batch
+  // A call queued again from a kept batch (EngineWrap::EnqueueRepeat): the batch's token and
+  // serial, so that once delivered the job and its entries go back to it, to be queued again
+  // as they are on its next repeat (0: an ordinary call, freed once delivered).
+  uint32_t kept_token = 0;
+  uint64_t kept_serial = 0;
 
   // Shared, under mu.
   std::mutex mu;

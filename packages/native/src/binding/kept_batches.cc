@@ -22,7 +22,7 @@ Napi::Value EngineWrap::EnqueueRepeat(const Napi::CallbackInfo& info) {
   if (kept == nullptr) return Napi::Boolean::New(env, false);
   kept->batch.replay = true;
   kept->batch.record = false;
-  QueueBatch(env, kept->batch, info[1], nullptr);
+  QueueBatch(env, kept->batch, info[1], nullptr, kept);
   return Napi::Boolean::New(env, true);
 }
 
@@ -52,6 +52,8 @@ uint32_t EngineWrap::Keep(PackedBatch& batch) {
   }
   last_token_ = NextToken();
   slot->used = ++uses_;
+  slot->token = last_token_;
+  slot->serial = ++keeps_;
   // Its numbers are its own; its names, calls and views move over (packed_ refills its own on
   // the next read).
   PackedBatch& kept = slot->batch;
@@ -63,8 +65,44 @@ uint32_t EngineWrap::Keep(PackedBatch& batch) {
   kept.views.swap(batch.views);
   kept.arrays = nullptr;
   kept.array_args.clear();
+  slot->spares.assign(kept.calls.size(), nullptr);  // an evicted batch's spares go
   kept_[last_token_] = std::move(slot);
   return last_token_;
+}
+
+JobPtr EngineWrap::TakeSpare(KeptBatch& kept, uint32_t i, const std::shared_ptr<Settler>& settler,
+                             std::vector<EntryPtr>& entries) {
+  if (i >= kept.spares.size() || !kept.spares[i]) return nullptr;
+  JobPtr job = std::move(kept.spares[i]);
+  entries.clear();
+  for (EntryPtr& e : job->done) {
+    e->owner = job;
+    entries.push_back(std::move(e));
+  }
+  job->remaining = static_cast<int>(entries.size());
+  job->settler = settler;
+  return job;
+}
+
+void EngineWrap::Recycle(JobPtr& job) {
+  // Only this holds a delivered job; the check keeps a mistake from sharing one between calls.
+  if (job->kept_token == 0 || !job->error.ok() || job.use_count() != 1) return;
+  const auto it = kept_.find(job->kept_token);
+  if (it == kept_.end() || it->second->serial != job->kept_serial) return;
+  KeptBatch& kept = *it->second;
+  if (job->call_index >= kept.spares.size() || kept.spares[job->call_index]) return;
+  for (const EntryPtr& e : job->done) {
+    if (!e) return;
+  }
+  // What the engine wrote besides the caller's output (results were copied into JS values).
+  for (EntryPtr& e : job->done) {
+    e->result.Allocate(0);
+    e->result_splits.clear();
+    e->last_joined_rank = -1;
+  }
+  job->settler.reset();
+  job->pinned.clear();
+  kept.spares[job->call_index] = std::move(job);
 }
 
 // `keepNextBatch()`: the next enqueuePacked or enqueueSyncPacked keeps its batch if it queues
@@ -91,7 +129,7 @@ Napi::Value EngineWrap::EnqueueSyncRepeat(const Napi::CallbackInfo& info) {
   if (kept == nullptr || kept->batch.calls.size() != 1) return env.Undefined();
   kept->batch.replay = true;
   kept->batch.record = false;
-  return RunSync(env, kept->batch);
+  return RunSync(env, kept->batch, kept);
 }
 
 }  // namespace kolo
