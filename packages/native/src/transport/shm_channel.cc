@@ -172,7 +172,8 @@ ShmChannel::ShmChannel(KeyValueStore& store, const ShmOptions& options)
   control(rank_).pid.store(static_cast<int32_t>(::getpid()));
   if (header().attached.fetch_add(1) + 1 == static_cast<uint32_t>(size_)) segment_.Unlink();
   WaitAttached(deadline);
-  single_copy_ = (options.single_copy_broadcast_max_bytes > 0 || options.single_copy_allgather_max_bytes > 0) &&
+  single_copy_ = (options.single_copy_broadcast_max_bytes > 0 || options.single_copy_allgather_max_bytes > 0 ||
+                  options.single_copy_allreduce_max_bytes > 0) &&
                  size_ > 1 && ProbeSingleCopy(options.single_copy_oversubscribed || size_ <= UsableCpus());
 }
 

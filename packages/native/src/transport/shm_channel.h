@@ -51,6 +51,17 @@ struct ShmOptions {
   size_t single_copy_broadcast_max_bytes = 512 << 10;
   size_t single_copy_allgather_min_bytes = 64 << 10;
   size_t single_copy_allgather_max_bytes = 256 << 10;
+  // Allreduces of one buffer (not a fused list of tensors) within these bounds reduce with one
+  // copy, where the kernel allows it as above: each rank reads its share of every peer's input
+  // straight from the peer's memory, a piece at a time into scratch that stays in the cache,
+  // reduces it with its own share into its output, and once every share is reduced reads the
+  // other shares of the result from the peers' outputs into its own. Per rank that moves half
+  // the bytes the slots do (publish, reduce, copy out the own share and the others'), which
+  // is what bounds large allreduces on a VM with little memory bandwidth (see
+  // docs/performance.md, session 20).
+  size_t single_copy_allreduce_min_bytes = 512 << 10;
+  size_t single_copy_allreduce_max_bytes = size_t{1} << 40;
+  size_t single_copy_allreduce_piece_bytes = 256 << 10;
   bool single_copy_oversubscribed = false;
   // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
   // -1 picks ShmSpinsFor(size, the CPUs this process may run on).

@@ -47,7 +47,11 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       single_copy_min_(options.single_copy_broadcast_min_bytes),
       single_copy_max_(options.single_copy_broadcast_max_bytes),
       gather_copy_min_(options.single_copy_allgather_min_bytes),
-      gather_copy_max_(options.single_copy_allgather_max_bytes) {}
+      gather_copy_max_(options.single_copy_allgather_max_bytes),
+      reduce_copy_min_(options.single_copy_allreduce_min_bytes),
+      reduce_copy_max_(options.single_copy_allreduce_max_bytes),
+      // Whole cache lines, so that pieces of every element size end on element boundaries.
+      reduce_copy_piece_(std::max(kCacheLine, options.single_copy_allreduce_piece_bytes / kCacheLine * kCacheLine)) {}
 
 ShmTransport::~ShmTransport() = default;
 
@@ -184,6 +188,10 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   const size_t total = static_cast<size_t>(count) * esize;
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
+  if (channel_->single_copy() && total >= reduce_copy_min_ && total <= reduce_copy_max_) {
+    SingleCopyAllreduce(src, dst, count, dtype, op, postscale);
+    return;
+  }
   // In place, the result's lines are in the cache already (this round read them).
   const bool stream = out != in && total >= stream_bytes_;
   // The buffer as one segment: a scatter-gather round is the fused path's, reading this rank's
@@ -321,6 +329,54 @@ void CopyOwnPart(char* mine, const char* in, size_t bytes) {
   }
 }
 }  // namespace
+
+// Every rank publishes where its input and output lie. Then each reduces its share (Share(), as
+// the slots' reduce-scatter cuts it) into its output, a piece at a time: every peer's piece read
+// from the peer's input into scratch, the rank's own read where it lies (in place on a rank
+// past 1, from a copy: ReduceInRankOrder writes the first two contributions' sum over the
+// output before it reads the third). After a barrier each reads the other shares of the result
+// from their ranks' outputs into its own; a last barrier keeps every array in place until all
+// have read it. Peers read only their own share of an array while its owner writes its other
+// shares, so an output may be its input.
+void ShmTransport::SingleCopyAllreduce(const char* in, char* out, int64_t count, DataType dtype,
+                                       ReduceOp op, double postscale) {
+  ShmChannel& ch = *channel_;
+  const size_t esize = DataTypeSize(dtype);
+  const uintptr_t mine[2] = {reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out)};
+  std::memcpy(ch.Input(rank_), mine, sizeof mine);
+  ch.Sync("allreduce");
+  std::vector<uintptr_t>& arrays = peer_arrays_;
+  arrays.resize(2 * static_cast<size_t>(size_));
+  for (int r = 0; r < size_; ++r) std::memcpy(&arrays[2 * r], ch.Input(r), sizeof mine);
+  auto [begin, end] = Share(count, size_, rank_, esize);
+  const size_t share_at = static_cast<size_t>(begin) * esize;
+  const size_t share_bytes = static_cast<size_t>(end - begin) * esize;
+  const size_t piece = reduce_copy_piece_;
+  reduce_scratch_.resize(piece * static_cast<size_t>(size_));
+  const bool copy_own = in == out && rank_ >= 2;
+  for (size_t done = 0; done < share_bytes; done += piece) {
+    const size_t len = std::min(piece, share_bytes - done);
+    const size_t at = share_at + done;
+    for (int r = 0; r < size_; ++r) {
+      char* scratch = reduce_scratch_.data() + piece * static_cast<size_t>(r);
+      if (r != rank_) {
+        ch.ReadPeer(r, scratch, reinterpret_cast<const void*>(arrays[2 * r] + at), len, "allreduce");
+      } else if (copy_own) {
+        CopyBytes(scratch, in + at, len);
+      }
+    }
+    ReduceInRankOrder(out + at, size_, [&](int r) -> const char* {
+      if (r == rank_ && !copy_own) return in + at;
+      return reduce_scratch_.data() + piece * static_cast<size_t>(r);
+    }, static_cast<int64_t>(len / esize), dtype, op);
+    ScaleBuffer(out + at, static_cast<int64_t>(len / esize), dtype, postscale);
+  }
+  ch.Sync("allreduce");
+  ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
+    ch.ReadPeer(r, out + off, reinterpret_cast<const void*>(arrays[2 * r + 1] + off), bytes, "allreduce");
+  });
+  ch.Sync("allreduce");
+}
 
 // Every rank publishes where its part lies; each then reads every other rank's part (`parts[r]`
 // bytes, none where 0) from that rank's memory to `into(r)`. The second barrier keeps every

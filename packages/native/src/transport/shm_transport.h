@@ -51,6 +51,9 @@ class ShmTransport : public Transport {
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
+  // AllreduceInto with one copy (see ShmOptions::single_copy_allreduce_min_bytes).
+  void SingleCopyAllreduce(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
+                           double postscale);
   // One-copy exchange of the ranks' parts (see ShmOptions' single_copy_* bounds).
   template <typename Into>
   void SingleCopyRound(const void* mine, const std::vector<size_t>& parts, Into into,
@@ -70,6 +73,11 @@ class ShmTransport : public Transport {
   size_t single_copy_max_;
   size_t gather_copy_min_;
   size_t gather_copy_max_;
+  size_t reduce_copy_min_;
+  size_t reduce_copy_max_;
+  size_t reduce_copy_piece_;
+  std::vector<char> reduce_scratch_;  // SingleCopyAllreduce's pieces, one per rank
+  std::vector<uintptr_t> peer_arrays_;  // SingleCopyAllreduce: each rank's input and output
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
   std::vector<size_t> broadcast_parts_;  // Broadcast's SingleCopyRound parts, reused
 };

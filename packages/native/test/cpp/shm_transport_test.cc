@@ -206,11 +206,53 @@ TEST_P(ShmOps, SingleCopyAllgatherOfUnevenPartsFromEveryKindOfInput) {
   if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every allgather";
 }
 
+// One-copy allreduces from 1 KiB up, in pieces of 320 bytes (each share takes several, the last
+// one short, and pieces end inside elements of no size); 1000 bytes (under the bound) takes the
+// slots. In place and into a separate output, sums and maxima, a postscale.
+ShmOptions SingleCopyAllreduceFrom1KiB(int rank, int size) {
+  ShmOptions o = SmallSlots(rank, size);
+  o.single_copy_allreduce_min_bytes = 1024;
+  o.single_copy_allreduce_piece_bytes = 320;
+  o.single_copy_oversubscribed = true;
+  return o;
+}
+
+TEST_P(ShmOps, SingleCopyAllreduceInPlaceAndApart) {
+  const int n = size();
+  std::atomic<int> single_copy{0};
+  RunRanks(n, [n](int r) { return SingleCopyAllreduceFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
+    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+    for (int64_t count : {int64_t{250}, int64_t{257}, int64_t{1000}, int64_t{10007}, int64_t{300001}}) {
+      for (bool in_place : {true, false}) {
+        std::vector<float> in(static_cast<size_t>(count)), apart(in_place ? 0 : in.size(), -1.0f);
+        for (int64_t i = 0; i < count; ++i) in[i] = static_cast<float>((r + 1) * (i % 101));
+        float* out = in_place ? in.data() : apart.data();
+        t.AllreduceInto(in.data(), out, count, DataType::kFloat32, ReduceOp::kSum, 0.5);
+        for (int64_t i = 0; i < count; ++i) {
+          ASSERT_EQ(out[i], static_cast<float>(n * (n + 1) / 2 * (i % 101)) * 0.5f)
+              << "rank " << r << ", " << count << " elements, in place " << in_place << ", element " << i;
+        }
+        if (!in_place) {
+          for (int64_t i = 0; i < count; ++i) ASSERT_EQ(in[i], static_cast<float>((r + 1) * (i % 101)));
+        }
+        std::vector<int32_t> x(static_cast<size_t>(count));
+        for (int64_t i = 0; i < count; ++i) x[i] = static_cast<int32_t>(((i + r) % n) * 1000 - i);
+        t.Allreduce(x.data(), count, DataType::kInt32, ReduceOp::kMax);
+        for (int64_t i = 0; i < count; ++i) {
+          ASSERT_EQ(x[i], static_cast<int32_t>((n - 1) * 1000 - i)) << "rank " << r << ", " << count << " elements, max";
+        }
+      }
+    }
+  });
+  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
+  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every allreduce";
+}
+
 TEST_P(ShmOps, SingleCopyOffLeavesTheProbeOut) {
   const int n = size();
   RunRanks(n, [n](int r) {
     ShmOptions o = SmallSlots(r, n);
-    o.single_copy_broadcast_max_bytes = o.single_copy_allgather_max_bytes = 0;
+    o.single_copy_broadcast_max_bytes = o.single_copy_allgather_max_bytes = o.single_copy_allreduce_max_bytes = 0;
     o.single_copy_oversubscribed = true;
     return o;
   }, [&](ShmTransport& t, int r) {
