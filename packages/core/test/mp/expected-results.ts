@@ -71,6 +71,9 @@ export function checkMatrix(job: JobResult, size: number): void {
       expect(perRank(job, `allgather.${key}`, size)).toEqual(ranks(size).map(() => ({ fresh: large, into: large, same: true })));
     }
     expect(perRank(job, 'broadcast.large', size)).toEqual(ranks(size).map(() => ({ fresh: 0, inPlace: 0, length: 40000 })));
+    expect(perRank(job, 'allreduce.large', size)).toEqual(
+      ranks(size).map(() => ({ apart: 0, inputIntact: 0, inPlace: 0, average: 0, group: [0, 0, 0, 0], length: 300001 })),
+    );
     const badOutput = {
       name: 'RangeError',
       code: 'ERR_KOLO_INVALID_ARG',

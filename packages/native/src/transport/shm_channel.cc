@@ -222,6 +222,41 @@ void ShmChannel::ReadPeer(int peer, void* local, const void* remote, size_t byte
   }
 }
 
+namespace {
+// Drops the first `n` bytes of the ranges from `i` on, advancing `i` past those used up.
+void Consume(std::vector<struct iovec>& v, size_t& i, size_t n) {
+  while (n > 0 && i < v.size()) {
+    const size_t take = std::min(n, v[i].iov_len);
+    v[i].iov_base = static_cast<char*>(v[i].iov_base) + take;
+    v[i].iov_len -= take;
+    n -= take;
+    if (v[i].iov_len == 0) ++i;
+  }
+}
+}  // namespace
+
+void ShmChannel::ReadPeerV(int peer, std::vector<struct iovec>& local,
+                           std::vector<struct iovec>& remote, const char* what) const {
+  size_t li = 0, ri = 0;
+  while (true) {
+    while (li < local.size() && local[li].iov_len == 0) ++li;
+    while (ri < remote.size() && remote[ri].iov_len == 0) ++ri;
+    if (li == local.size() || ri == remote.size()) return;
+    // The kernel takes at most IOV_MAX ranges a side per call.
+    const size_t ln = std::min<size_t>(local.size() - li, IOV_MAX);
+    const size_t rn = std::min<size_t>(remote.size() - ri, IOV_MAX);
+    const ssize_t n = ::process_vm_readv(control(peer).pid.load(), &local[li], ln, &remote[ri], rn, 0);
+    if (n <= 0) {
+      const int error = n == 0 ? EIO : errno;
+      throw TransportError(std::string(what) + ": could not read rank " + std::to_string(peer) +
+                               "'s memory (" + std::strerror(error) + ")",
+                           peer);
+    }
+    Consume(local, li, static_cast<size_t>(n));
+    Consume(remote, ri, static_cast<size_t>(n));
+  }
+}
+
 ShmChannel::~ShmChannel() {
   if (segment_.data() == nullptr) return;
   // Peers still waiting on this rank fail at once, as they would on a closed socket.

@@ -51,7 +51,8 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       reduce_copy_min_(options.single_copy_allreduce_min_bytes),
       reduce_copy_max_(options.single_copy_allreduce_max_bytes),
       // Whole cache lines, so that pieces of every element size end on element boundaries.
-      reduce_copy_piece_(std::max(kCacheLine, options.single_copy_allreduce_piece_bytes / kCacheLine * kCacheLine)) {}
+      reduce_copy_piece_(std::max(kCacheLine, options.single_copy_allreduce_piece_bytes / kCacheLine * kCacheLine)),
+      reduce_copy_min_segment_(options.single_copy_allreduce_min_segment_bytes) {}
 
 ShmTransport::~ShmTransport() = default;
 
@@ -148,6 +149,14 @@ class Segments {
       }
     });
   }
+  // fn(input, output, logical position, length) for each piece of bytes [at, at + n).
+  template <typename Fn>
+  void ForEachPiece(size_t at, size_t n, Fn fn) const {
+    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
+      fn(static_cast<const char*>(segments_[i].in) + skip, static_cast<char*>(segments_[i].out) + skip,
+         pos, len);
+    });
+  }
   // fn(input, logical position, length) for each piece of the inputs' bytes [at, at + n).
   template <typename Fn>
   void ForEachInput(size_t at, size_t n, Fn fn) const {
@@ -188,16 +197,16 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   const size_t total = static_cast<size_t>(count) * esize;
   const char* src = static_cast<const char*>(in);
   char* dst = static_cast<char*>(out);
-  if (channel_->single_copy() && total >= reduce_copy_min_ && total <= reduce_copy_max_) {
-    SingleCopyAllreduce(src, dst, count, dtype, op, postscale);
-    return;
-  }
   // In place, the result's lines are in the cache already (this round read them).
   const bool stream = out != in && total >= stream_bytes_;
   // The buffer as one segment: a scatter-gather round is the fused path's, reading this rank's
   // share where it lies and writing results straight to `out` (which may be `in`).
   const std::vector<BufferSegment> whole{{in, out, total}};
   const Segments segments(whole);
+  if (channel_->single_copy() && total >= reduce_copy_min_ && total <= reduce_copy_max_ &&
+      SingleCopyAllreduce(segments, whole, count, dtype, op, postscale)) {
+    return;
+  }
   for (int64_t start = 0; start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
     const size_t at = static_cast<size_t>(start) * esize;
@@ -228,8 +237,13 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
   }
   const size_t esize = DataTypeSize(dtype);
   const Segments pieces(segments);
+  const size_t total = static_cast<size_t>(count) * esize;
+  if (channel_->single_copy() && total >= reduce_copy_min_ && total <= reduce_copy_max_ &&
+      SingleCopyAllreduce(pieces, segments, count, dtype, op, postscale)) {
+    return;
+  }
   const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
-  const bool stream = static_cast<size_t>(count) * esize >= stream_bytes_;
+  const bool stream = total >= stream_bytes_;
   for (int64_t start = 0; start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
     SegmentsRound(pieces, static_cast<size_t>(start) * esize, n, dtype, op, postscale, stream);
@@ -330,52 +344,119 @@ void CopyOwnPart(char* mine, const char* in, size_t bytes) {
 }
 }  // namespace
 
-// Every rank publishes where its input and output lie. Then each reduces its share (Share(), as
-// the slots' reduce-scatter cuts it) into its output, a piece at a time: every peer's piece read
-// from the peer's input into scratch, the rank's own read where it lies (in place on a rank
-// past 1, from a copy: ReduceInRankOrder writes the first two contributions' sum over the
-// output before it reads the third). After a barrier each reads the other shares of the result
-// from their ranks' outputs into its own; a last barrier keeps every array in place until all
-// have read it. Peers read only their own share of an array while its owner writes its other
-// shares, so an output may be its input.
-void ShmTransport::SingleCopyAllreduce(const char* in, char* out, int64_t count, DataType dtype,
-                                       ReduceOp op, double postscale) {
+// Every rank publishes where its segments lie (each one's input, output and bytes). Then each
+// reduces its share of the logical buffer (Share(), as the slots' reduce-scatter cuts it) into
+// its outputs, a piece at a time: every peer's piece read from the peer's inputs into scratch,
+// the rank's own read where it lies (in place on a rank past 1, from a copy: ReduceInRankOrder
+// writes the first two contributions' sum over the output before it reads the third). After a
+// barrier each reads the other shares of the result from their ranks' outputs into its own; a
+// last barrier keeps every array in place until all have read it. Peers read only their own
+// share of an array while its owner writes its other shares, so an output may be its input.
+// The ranks' segments need not be cut alike: reads go by logical position. A rank whose list
+// does not fit its slot, or whose segments average under the minimum, says so instead, and then
+// every rank returns false.
+bool ShmTransport::SingleCopyAllreduce(const Segments& segments, const std::vector<BufferSegment>& list,
+                                       int64_t count, DataType dtype, ReduceOp op, double postscale) {
   ShmChannel& ch = *channel_;
   const size_t esize = DataTypeSize(dtype);
-  const uintptr_t mine[2] = {reinterpret_cast<uintptr_t>(in), reinterpret_cast<uintptr_t>(out)};
-  std::memcpy(ch.Input(rank_), mine, sizeof mine);
+  constexpr uint64_t kTooMany = ~uint64_t{0};
+  // The list: a count, then one record per segment, from the slot's start.
+  char* box = ch.Input(rank_);
+  // Small tensors go through the slots: a read costs the kernel a walk of each range's pages.
+  const bool fits = (list.size() + 1) * sizeof(Published) <= ch.slot_bytes() &&
+                    static_cast<size_t>(count) * esize >= reduce_copy_min_segment_ * list.size();
+  const uint64_t listed = fits ? list.size() : kTooMany;
+  std::memcpy(box, &listed, sizeof listed);
+  for (size_t i = 0; fits && i < list.size(); ++i) {
+    const Published p{reinterpret_cast<uintptr_t>(list[i].in), reinterpret_cast<uintptr_t>(list[i].out),
+                      list[i].bytes};
+    std::memcpy(box + sizeof(Published) * (i + 1), &p, sizeof p);
+  }
   ch.Sync("allreduce");
-  std::vector<uintptr_t>& arrays = peer_arrays_;
-  arrays.resize(2 * static_cast<size_t>(size_));
-  for (int r = 0; r < size_; ++r) std::memcpy(&arrays[2 * r], ch.Input(r), sizeof mine);
+  published_.clear();
+  published_starts_.clear();
+  published_first_.assign(1, 0);
+  bool all_fit = true;
+  for (int r = 0; r < size_; ++r) {
+    const char* theirs = ch.Input(r);
+    uint64_t n = 0;
+    std::memcpy(&n, theirs, sizeof n);
+    if (n == kTooMany) {
+      all_fit = false;
+    } else {
+      size_t at = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        Published p;
+        std::memcpy(&p, theirs + sizeof(Published) * (i + 1), sizeof p);
+        published_.push_back(p);
+        published_starts_.push_back(at);
+        at += p.bytes;
+      }
+    }
+    published_first_.push_back(published_.size());
+  }
+  if (!all_fit) {
+    ch.Sync("allreduce");  // every rank has read the lists before the slots are written again
+    return false;
+  }
   auto [begin, end] = Share(count, size_, rank_, esize);
   const size_t share_at = static_cast<size_t>(begin) * esize;
   const size_t share_bytes = static_cast<size_t>(end - begin) * esize;
   const size_t piece = reduce_copy_piece_;
   reduce_scratch_.resize(piece * static_cast<size_t>(size_));
-  const bool copy_own = in == out && rank_ >= 2;
+  bool copy_own = false;
+  for (const BufferSegment& s : list) copy_own = copy_own || (rank_ >= 2 && s.in == s.out);
   for (size_t done = 0; done < share_bytes; done += piece) {
     const size_t len = std::min(piece, share_bytes - done);
     const size_t at = share_at + done;
     for (int r = 0; r < size_; ++r) {
       char* scratch = reduce_scratch_.data() + piece * static_cast<size_t>(r);
       if (r != rank_) {
-        ch.ReadPeer(r, scratch, reinterpret_cast<const void*>(arrays[2 * r] + at), len, "allreduce");
+        PeerRanges(r, /*outputs=*/false, at, len, remote_ranges_);
+        local_ranges_.assign(1, {scratch, len});
+        ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
       } else if (copy_own) {
-        CopyBytes(scratch, in + at, len);
+        segments.Gather(scratch, at, len);
       }
     }
-    ReduceInRankOrder(out + at, size_, [&](int r) -> const char* {
-      if (r == rank_ && !copy_own) return in + at;
-      return reduce_scratch_.data() + piece * static_cast<size_t>(r);
-    }, static_cast<int64_t>(len / esize), dtype, op);
-    ScaleBuffer(out + at, static_cast<int64_t>(len / esize), dtype, postscale);
+    segments.ForEachPiece(at, len, [&](const char* own, char* dst, size_t pos, size_t n) {
+      const size_t off = pos - at;
+      ReduceInRankOrder(dst, size_, [&](int r) -> const char* {
+        if (r == rank_ && !copy_own) return own;
+        return reduce_scratch_.data() + piece * static_cast<size_t>(r) + off;
+      }, static_cast<int64_t>(n / esize), dtype, op);
+      ScaleBuffer(dst, static_cast<int64_t>(n / esize), dtype, postscale);
+    });
   }
   ch.Sync("allreduce");
   ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
-    ch.ReadPeer(r, out + off, reinterpret_cast<const void*>(arrays[2 * r + 1] + off), bytes, "allreduce");
+    PeerRanges(r, /*outputs=*/true, off, bytes, remote_ranges_);
+    local_ranges_.clear();
+    segments.ForEachPiece(off, bytes, [&](const char*, char* dst, size_t, size_t n) {
+      local_ranges_.push_back({dst, n});
+    });
+    ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
   });
   ch.Sync("allreduce");
+  return true;
+}
+
+void ShmTransport::PeerRanges(int r, bool outputs, size_t at, size_t n,
+                              std::vector<struct iovec>& ranges) const {
+  ranges.clear();
+  const size_t first = published_first_[static_cast<size_t>(r)];
+  const size_t last = published_first_[static_cast<size_t>(r) + 1];
+  if (first == last || n == 0) return;
+  const auto starts = published_starts_.begin();
+  size_t i = static_cast<size_t>(std::upper_bound(starts + static_cast<ptrdiff_t>(first),
+                                                  starts + static_cast<ptrdiff_t>(last), at) - starts) - 1;
+  for (size_t pos = at, end = at + n; pos < end && i < last; ++i) {
+    const Published& p = published_[i];
+    const size_t skip = pos - published_starts_[i];
+    const size_t len = std::min<size_t>(p.bytes - skip, end - pos);
+    if (len > 0) ranges.push_back({reinterpret_cast<void*>((outputs ? p.out : p.in) + skip), len});
+    pos += len;
+  }
 }
 
 // Every rank publishes where its part lies; each then reads every other rank's part (`parts[r]`

@@ -51,9 +51,15 @@ class ShmTransport : public Transport {
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
-  // AllreduceInto with one copy (see ShmOptions::single_copy_allreduce_min_bytes).
-  void SingleCopyAllreduce(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
-                           double postscale);
+  // An allreduce over segments with one copy (see ShmOptions::single_copy_allreduce_min_bytes).
+  // False, with nothing reduced, where some rank's segments do not fit a slot's list or average
+  // under ShmOptions::single_copy_allreduce_min_segment_bytes: every rank then sees that, and
+  // all take the slots.
+  bool SingleCopyAllreduce(const class Segments& segments, const std::vector<BufferSegment>& list,
+                           int64_t count, DataType dtype, ReduceOp op, double postscale);
+  // Rank r's published inputs (or outputs) over logical bytes [at, at + n), as ranges of its
+  // memory, into `ranges`.
+  void PeerRanges(int r, bool outputs, size_t at, size_t n, std::vector<struct iovec>& ranges) const;
   // One-copy exchange of the ranks' parts (see ShmOptions' single_copy_* bounds).
   template <typename Into>
   void SingleCopyRound(const void* mine, const std::vector<size_t>& parts, Into into,
@@ -76,8 +82,18 @@ class ShmTransport : public Transport {
   size_t reduce_copy_min_;
   size_t reduce_copy_max_;
   size_t reduce_copy_piece_;
-  std::vector<char> reduce_scratch_;  // SingleCopyAllreduce's pieces, one per rank
-  std::vector<uintptr_t> peer_arrays_;  // SingleCopyAllreduce: each rank's input and output
+  size_t reduce_copy_min_segment_;
+  // SingleCopyAllreduce's: its pieces (one per rank), every rank's segments as published (rank
+  // r's at [published_first_[r], published_first_[r + 1]), each with its logical start), and
+  // the ranges of one read.
+  struct Published {
+    uint64_t in = 0, out = 0, bytes = 0;
+  };
+  std::vector<char> reduce_scratch_;
+  std::vector<Published> published_;
+  std::vector<size_t> published_first_;
+  std::vector<size_t> published_starts_;
+  std::vector<struct iovec> local_ranges_, remote_ranges_;
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
   std::vector<size_t> broadcast_parts_;  // Broadcast's SingleCopyRound parts, reused
 };

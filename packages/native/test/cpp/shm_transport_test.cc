@@ -213,6 +213,7 @@ ShmOptions SingleCopyAllreduceFrom1KiB(int rank, int size) {
   ShmOptions o = SmallSlots(rank, size);
   o.single_copy_allreduce_min_bytes = 1024;
   o.single_copy_allreduce_piece_bytes = 320;
+  o.single_copy_allreduce_min_segment_bytes = 0;
   o.single_copy_oversubscribed = true;
   return o;
 }
@@ -240,6 +241,47 @@ TEST_P(ShmOps, SingleCopyAllreduceInPlaceAndApart) {
         t.Allreduce(x.data(), count, DataType::kInt32, ReduceOp::kMax);
         for (int64_t i = 0; i < count; ++i) {
           ASSERT_EQ(x[i], static_cast<int32_t>((n - 1) * 1000 - i)) << "rank " << r << ", " << count << " elements, max";
+        }
+      }
+    }
+  });
+  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
+  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every allreduce";
+}
+
+// A fused allreduce's tensors (segments) with one copy: 4000 float32s cut into segments that
+// differ per rank (reads go by logical position), one empty, every other one reduced in place.
+// With more segments on rank 0 than its 4 KiB slot lists (170 fit), every rank takes the slots.
+TEST_P(ShmOps, SingleCopyAllreduceOfSegmentsCutDifferentlyPerRank) {
+  const int n = size();
+  std::atomic<int> single_copy{0};
+  RunRanks(n, [n](int r) { return SingleCopyAllreduceFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
+    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+    for (size_t pieces : {size_t{7}, size_t{400}}) {
+      const int64_t count = 4000;
+      std::vector<float> in(static_cast<size_t>(count)), apart(in.size(), -1.0f);
+      for (int64_t i = 0; i < count; ++i) in[i] = static_cast<float>((r + 1) * (i % 89));
+      // Rank 0 cuts `pieces` segments (400: too many to list); the others 7, at their own places.
+      const size_t cuts = r == 0 ? pieces : 7;
+      std::vector<BufferSegment> segments;
+      size_t at = 0;
+      for (size_t k = 0; k < cuts; ++k) {
+        size_t elements = k + 1 == cuts ? in.size() - at : (in.size() / cuts) + (k * 13 + r * 29) % 50;
+        if (k == 2) elements = 0;
+        elements = std::min(elements, in.size() - at);
+        float* out = k % 2 == 0 ? in.data() + at : apart.data() + at;
+        segments.push_back({in.data() + at, out, elements * sizeof(float)});
+        at += elements;
+      }
+      std::vector<char> scratch;
+      t.AllreduceSegments(segments, count, DataType::kFloat32, ReduceOp::kSum, 1.0, scratch);
+      for (const BufferSegment& s : segments) {
+        const auto* out = static_cast<const float*>(s.out);
+        const int64_t first = static_cast<const float*>(s.in) - in.data();
+        for (size_t j = 0; j < s.bytes / sizeof(float); ++j) {
+          const int64_t i = first + static_cast<int64_t>(j);
+          ASSERT_EQ(out[j], static_cast<float>(n * (n + 1) / 2 * (i % 89)))
+              << "rank " << r << ", " << pieces << " pieces, element " << i;
         }
       }
     }

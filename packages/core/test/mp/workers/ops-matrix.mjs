@@ -90,6 +90,32 @@ for (const [n, key] of [[20000, 'large'], [40000, 'larger']]) {
   const into = kolo.allgatherSync(mine, { name: `${key}.gather.into`, output: out });
   report(`allgather.${key}`, { fresh: check(fresh.data), into: check(out), same: into.data === out });
 }
+// Large allreduces (1.2 MB: on shared memory, where the kernel lets ranks read each other's
+// memory and each has a CPU, each rank reads its share of the others' inputs from their memory):
+// into an output, in place, averaged, and a group of four 400 KB arrays (a fused allreduce of
+// large tensors), each element counted against its exact value.
+{
+  const n = 300001;
+  const value = (r, i) => (r + 1) * (i % 1000);
+  const expected = (i) => ((size * (size + 1)) / 2) * (i % 1000);
+  const wrong = (a, f) => a.reduce((w, v, i) => w + (v === f(i) ? 0 : 1), 0);
+  const input = Float32Array.from({ length: n }, (_, i) => value(rank, i));
+  const out = await kolo.allreduce(input, { op: 'sum', name: 'large.sum', output: new Float32Array(n) });
+  const inputIntact = wrong(input, (i) => value(rank, i));
+  await kolo.allreduce(input, { op: 'sum', name: 'large.sum.inplace', output: input });
+  const ints = Int32Array.from({ length: n }, (_, i) => value(rank, i) * size);
+  const avg = kolo.allreduceSync(ints, { op: 'average', name: 'large.avg', output: ints });
+  const parts = [0, 1, 2, 3].map((k) => Float32Array.from({ length: 100000 }, (_, i) => value(rank, i + k)));
+  const group = await kolo.groupedAllreduce(parts, { op: 'sum', name: 'large.group', outputs: parts });
+  report('allreduce.large', {
+    apart: wrong(out, expected),
+    inputIntact,
+    inPlace: wrong(input, expected),
+    average: wrong(avg, expected),
+    group: group.map((p, k) => wrong(p, (i) => expected(i + k))),
+    length: out.length,
+  });
+}
 // A 320 KB broadcast from the last rank, in place and into a new array, counted the same way.
 {
   const root = size - 1;
