@@ -51,6 +51,7 @@ const kept = {
   output: new Float32Array(4096),
   group: [new Float32Array(64), new Float32Array(1000)],
   groupOutputs: [new Float32Array(64), new Float32Array(1000)],
+  large: new Float32Array(1 << 18),
 };
 
 /** Throws unless every element of every array is `expected`. */
@@ -90,6 +91,11 @@ async function mixed(i, rank, size) {
   expectAll([kept.output], (size * (size - 1)) / 2 + size * 2 * i, 'the kept allreduce, repeated on its own');
   expectAll(kept.groupOutputs, size * i, 'the kept grouped allreduce, repeated on its own');
   kolo.allreduceSync(new Float32Array(256).fill(1), { op: 'sum', name: 'soak.sync' });
+  // 1 MiB, in place: on shared memory with a CPU per rank, the one-copy allreduce (each rank
+  // reads its share of the others' arrays from their memory).
+  kept.large.fill(rank + i);
+  await kolo.allreduce(kept.large, { op: 'sum', name: 'soak.large', output: kept.large });
+  expectAll([kept.large], (size * (size - 1)) / 2 + size * i, 'the 1 MiB allreduce');
   // A named blocking call of the kept arrays, run from the batch the engine kept for it.
   kept.input.fill(rank + 3 * i);
   kolo.allreduceSync(kept.input, { op: 'sum', name: 'soak.kept.sync', output: kept.output });
