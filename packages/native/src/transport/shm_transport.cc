@@ -5,34 +5,18 @@
 #include <cstring>
 
 #include "engine/kernels.h"
+#include "transport/shm_segments.h"
 
 namespace kolo {
+
+using shm::ForOtherShares;
+using shm::kCacheLine;
+using shm::Share;
+
 namespace {
 
-constexpr size_t kCacheLine = 64;
 // What InPlaceBytes leaves for the engine's votes besides a direct round's data.
 constexpr size_t kInPlaceVoteRoom = 4096;
-
-// Rank r's share [begin, end) of `count` elements, cut on cache-line boundaries so two ranks
-// never write the same line.
-std::pair<int64_t, int64_t> Share(int64_t count, int size, int r, size_t esize) {
-  const int64_t line = std::max<int64_t>(1, static_cast<int64_t>(kCacheLine / esize));
-  int64_t per = (count + size - 1) / size;
-  per = (per + line - 1) / line * line;
-  const int64_t begin = std::min(count, per * r);
-  return {begin, std::min(count, begin + per)};
-}
-
-// fn(r, byte offset, bytes) for the share of every rank r but `rank` that is not empty: what a
-// rank copies out of the others' result areas after a reduce-scatter.
-template <typename Fn>
-void ForOtherShares(int64_t count, int size, int rank, size_t esize, Fn fn) {
-  for (int r = 0; r < size; ++r) {
-    auto [b, e] = Share(count, size, r, esize);
-    if (r == rank || e <= b) continue;
-    fn(r, static_cast<size_t>(b) * esize, static_cast<size_t>(e - b) * esize);
-  }
-}
 
 }  // namespace
 
@@ -118,71 +102,6 @@ std::vector<char> ShmTransport::BroadcastFromRoot(std::vector<char> data) {
 void ShmTransport::Allreduce(void* data, int64_t count, DataType dtype, ReduceOp op) {
   AllreduceInto(data, data, count, dtype, op, 1.0);
 }
-
-// The segments of a fused allreduce as one logical buffer: copies between a byte range of it and
-// a contiguous buffer, piece by piece.
-class Segments {
- public:
-  explicit Segments(const std::vector<BufferSegment>& segments) : segments_(segments) {
-    starts_.reserve(segments.size());
-    size_t at = 0;
-    for (const BufferSegment& s : segments) {
-      starts_.push_back(at);
-      at += s.bytes;
-    }
-  }
-  // Copies bytes [at, at + n) of the inputs to `dst`.
-  void Gather(char* dst, size_t at, size_t n) const {
-    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
-      CopyBytes(dst + (pos - at), static_cast<const char*>(segments_[i].in) + skip, len);
-    });
-  }
-  // Copies `src` to bytes [at, at + n) of the outputs (`stream`: with StreamBytes, but for a
-  // segment reduced in place, whose lines the round has just read into the cache).
-  void Scatter(const char* src, size_t at, size_t n, bool stream = false) const {
-    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
-      char* to = static_cast<char*>(segments_[i].out) + skip;
-      if (stream && segments_[i].out != segments_[i].in) {
-        StreamBytes(to, src + (pos - at), len);
-      } else {
-        CopyBytes(to, src + (pos - at), len);
-      }
-    });
-  }
-  // fn(input, output, logical position, length) for each piece of bytes [at, at + n).
-  template <typename Fn>
-  void ForEachPiece(size_t at, size_t n, Fn fn) const {
-    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
-      fn(static_cast<const char*>(segments_[i].in) + skip, static_cast<char*>(segments_[i].out) + skip,
-         pos, len);
-    });
-  }
-  // fn(input, logical position, length) for each piece of the inputs' bytes [at, at + n).
-  template <typename Fn>
-  void ForEachInput(size_t at, size_t n, Fn fn) const {
-    Visit(at, n, [&](size_t i, size_t skip, size_t len, size_t pos) {
-      fn(static_cast<const char*>(segments_[i].in) + skip, pos, len);
-    });
-  }
-
- private:
-  // fn(segment, offset within it, length, logical position) for each piece of [at, at + n).
-  template <typename Fn>
-  void Visit(size_t at, size_t n, Fn fn) const {
-    if (n == 0) return;
-    size_t i = static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), at) - starts_.begin()) - 1;
-    const size_t end = at + n;
-    for (size_t pos = at; pos < end; ++i) {
-      const size_t skip = pos - starts_[i];
-      const size_t len = std::min(segments_[i].bytes - skip, end - pos);
-      if (len > 0) fn(i, skip, len, pos);
-      pos += len;
-    }
-  }
-
-  const std::vector<BufferSegment>& segments_;
-  std::vector<size_t> starts_;
-};
 
 void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataType dtype,
                                  ReduceOp op, double postscale) {
@@ -343,121 +262,6 @@ void CopyOwnPart(char* mine, const char* in, size_t bytes) {
   }
 }
 }  // namespace
-
-// Every rank publishes where its segments lie (each one's input, output and bytes). Then each
-// reduces its share of the logical buffer (Share(), as the slots' reduce-scatter cuts it) into
-// its outputs, a piece at a time: every peer's piece read from the peer's inputs into scratch,
-// the rank's own read where it lies (in place on a rank past 1, from a copy: ReduceInRankOrder
-// writes the first two contributions' sum over the output before it reads the third). After a
-// barrier each reads the other shares of the result from their ranks' outputs into its own; a
-// last barrier keeps every array in place until all have read it. Peers read only their own
-// share of an array while its owner writes its other shares, so an output may be its input.
-// The ranks' segments need not be cut alike: reads go by logical position. A rank whose list
-// does not fit its slot, or whose segments average under the minimum, says so instead, and then
-// every rank returns false.
-bool ShmTransport::SingleCopyAllreduce(const Segments& segments, const std::vector<BufferSegment>& list,
-                                       int64_t count, DataType dtype, ReduceOp op, double postscale) {
-  ShmChannel& ch = *channel_;
-  const size_t esize = DataTypeSize(dtype);
-  constexpr uint64_t kTooMany = ~uint64_t{0};
-  // The list: a count, then one record per segment, from the slot's start.
-  char* box = ch.Input(rank_);
-  // Small tensors go through the slots: a read costs the kernel a walk of each range's pages.
-  const bool fits = (list.size() + 1) * sizeof(Published) <= ch.slot_bytes() &&
-                    static_cast<size_t>(count) * esize >= reduce_copy_min_segment_ * list.size();
-  const uint64_t listed = fits ? list.size() : kTooMany;
-  std::memcpy(box, &listed, sizeof listed);
-  for (size_t i = 0; fits && i < list.size(); ++i) {
-    const Published p{reinterpret_cast<uintptr_t>(list[i].in), reinterpret_cast<uintptr_t>(list[i].out),
-                      list[i].bytes};
-    std::memcpy(box + sizeof(Published) * (i + 1), &p, sizeof p);
-  }
-  ch.Sync("allreduce");
-  published_.clear();
-  published_starts_.clear();
-  published_first_.assign(1, 0);
-  bool all_fit = true;
-  for (int r = 0; r < size_; ++r) {
-    const char* theirs = ch.Input(r);
-    uint64_t n = 0;
-    std::memcpy(&n, theirs, sizeof n);
-    if (n == kTooMany) {
-      all_fit = false;
-    } else {
-      size_t at = 0;
-      for (uint64_t i = 0; i < n; ++i) {
-        Published p;
-        std::memcpy(&p, theirs + sizeof(Published) * (i + 1), sizeof p);
-        published_.push_back(p);
-        published_starts_.push_back(at);
-        at += p.bytes;
-      }
-    }
-    published_first_.push_back(published_.size());
-  }
-  if (!all_fit) {
-    ch.Sync("allreduce");  // every rank has read the lists before the slots are written again
-    return false;
-  }
-  auto [begin, end] = Share(count, size_, rank_, esize);
-  const size_t share_at = static_cast<size_t>(begin) * esize;
-  const size_t share_bytes = static_cast<size_t>(end - begin) * esize;
-  const size_t piece = reduce_copy_piece_;
-  reduce_scratch_.resize(piece * static_cast<size_t>(size_));
-  bool copy_own = false;
-  for (const BufferSegment& s : list) copy_own = copy_own || (rank_ >= 2 && s.in == s.out);
-  for (size_t done = 0; done < share_bytes; done += piece) {
-    const size_t len = std::min(piece, share_bytes - done);
-    const size_t at = share_at + done;
-    for (int r = 0; r < size_; ++r) {
-      char* scratch = reduce_scratch_.data() + piece * static_cast<size_t>(r);
-      if (r != rank_) {
-        PeerRanges(r, /*outputs=*/false, at, len, remote_ranges_);
-        local_ranges_.assign(1, {scratch, len});
-        ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
-      } else if (copy_own) {
-        segments.Gather(scratch, at, len);
-      }
-    }
-    segments.ForEachPiece(at, len, [&](const char* own, char* dst, size_t pos, size_t n) {
-      const size_t off = pos - at;
-      ReduceInRankOrder(dst, size_, [&](int r) -> const char* {
-        if (r == rank_ && !copy_own) return own;
-        return reduce_scratch_.data() + piece * static_cast<size_t>(r) + off;
-      }, static_cast<int64_t>(n / esize), dtype, op);
-      ScaleBuffer(dst, static_cast<int64_t>(n / esize), dtype, postscale);
-    });
-  }
-  ch.Sync("allreduce");
-  ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
-    PeerRanges(r, /*outputs=*/true, off, bytes, remote_ranges_);
-    local_ranges_.clear();
-    segments.ForEachPiece(off, bytes, [&](const char*, char* dst, size_t, size_t n) {
-      local_ranges_.push_back({dst, n});
-    });
-    ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
-  });
-  ch.Sync("allreduce");
-  return true;
-}
-
-void ShmTransport::PeerRanges(int r, bool outputs, size_t at, size_t n,
-                              std::vector<struct iovec>& ranges) const {
-  ranges.clear();
-  const size_t first = published_first_[static_cast<size_t>(r)];
-  const size_t last = published_first_[static_cast<size_t>(r) + 1];
-  if (first == last || n == 0) return;
-  const auto starts = published_starts_.begin();
-  size_t i = static_cast<size_t>(std::upper_bound(starts + static_cast<ptrdiff_t>(first),
-                                                  starts + static_cast<ptrdiff_t>(last), at) - starts) - 1;
-  for (size_t pos = at, end = at + n; pos < end && i < last; ++i) {
-    const Published& p = published_[i];
-    const size_t skip = pos - published_starts_[i];
-    const size_t len = std::min<size_t>(p.bytes - skip, end - pos);
-    if (len > 0) ranges.push_back({reinterpret_cast<void*>((outputs ? p.out : p.in) + skip), len});
-    pos += len;
-  }
-}
 
 // Every rank publishes where its part lies; each then reads every other rank's part (`parts[r]`
 // bytes, none where 0) from that rank's memory to `into(r)`. The second barrier keeps every
