@@ -66,7 +66,7 @@ export function checkMatrix(job: JobResult, size: number): void {
     expect(perRank(job, 'groupedAllreduce', size)).toEqual(ranks(size).map(() => [[sumOfRanks], [size, 2 * size], [sumOfRanks, size]]));
     const repeated = Array.from({ length: 6 }, (_, it) => ranks(size).flatMap((r) => Array.from({ length: r + 1 }, (_, i) => it * 100 + r * 10 + i)));
     expect(perRank(job, 'allgather.repeated', size)).toEqual(ranks(size).map(() => repeated));
-    for (const [n, key] of [[20000, 'large'], [40000, 'larger']] as const) {
+    for (const [n, key] of [[20000, 'large'], [40000, 'larger'], [150000, 'huge']] as const) {
       const large = { length: n * size + (size * (size - 1)) / 2, wrong: 0 };
       expect(perRank(job, `allgather.${key}`, size)).toEqual(ranks(size).map(() => ({ fresh: large, into: large, same: true })));
     }

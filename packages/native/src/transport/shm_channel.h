@@ -49,13 +49,18 @@ struct ShmOptions {
   // (2-4 MiB: slower), and an allgather of 512 KiB parts, every rank reading at once, was
   // slower. With more ranks than CPUs (4 ranks on 2) allgathers of 64-256 KiB parts took up to
   // 6x as long and broadcasts gained nothing, so one copy needs a CPU per rank (on every rank)
-  // unless `single_copy_oversubscribed`. A maximum of 0 turns each off (and both the probe).
+  // unless `single_copy_oversubscribed`. A maximum of 0 turns each off (and the probe with all).
+  // On a 2-core Intel Xeon VM (session 20, 2 alternating runs against those EPYC bounds) one
+  // copy won past them too: allgathers 1.3-1.8x faster at 1-16 MiB and 1.3-1.4x at 64 MiB,
+  // broadcasts 1.3-2.6x at 1 MiB and 1.0-1.2x at 4 MiB, mixed above. So allgathers take it at
+  // every size from 64 KiB parts, as Open MPI does, and broadcasts up to 4 MiB.
   size_t single_copy_broadcast_min_bytes = 64 << 10;
-  size_t single_copy_broadcast_max_bytes = 512 << 10;
+  size_t single_copy_broadcast_max_bytes = 4 << 20;
   size_t single_copy_allgather_min_bytes = 64 << 10;
-  size_t single_copy_allgather_max_bytes = 256 << 10;
-  // Allreduces of one buffer (not a fused list of tensors) within these bounds reduce with one
-  // copy, where the kernel allows it as above: each rank reads its share of every peer's input
+  size_t single_copy_allgather_max_bytes = size_t{1} << 40;
+  // Allreduces within these bounds (one buffer, or a fused allreduce's tensors; see
+  // single_copy_allreduce_min_segment_bytes) reduce with one copy, where the kernel allows it as
+  // above: each rank reads its share of every peer's input
   // straight from the peer's memory, a piece at a time into scratch that stays in the cache,
   // reduces it with its own share into its output, and once every share is reduced reads the
   // other shares of the result from the peers' outputs into its own. Per rank that moves half

@@ -75,8 +75,8 @@ report('empty', { sum: emptySum.length, gather: emptyGather.shape, bcast: emptyB
 // Large allgathers (rank r sends n + r floats: 80 KiB and up, where the engine's buffer becomes
 // the result's memory, and 160 KiB and up, where on shared memory each rank reads the others'
 // rows from their memory if the kernel allows it) and the same into an output; each element
-// counted against its value.
-for (const [n, key] of [[20000, 'large'], [40000, 'larger']]) {
+// counted against its value; 600 KB parts take one copy too since session 20.
+for (const [n, key] of [[20000, 'large'], [40000, 'larger'], [150000, 'huge']]) {
   const mine = Float32Array.from({ length: n + rank }, (_, i) => rank * 100000 + i);
   const total = n * size + (size * (size - 1)) / 2;
   const check = (data) => {
