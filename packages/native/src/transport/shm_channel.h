@@ -69,6 +69,9 @@ struct ShmOptions {
   // docs/performance.md, session 20).
   size_t single_copy_allreduce_min_bytes = 512 << 10;
   size_t single_copy_allreduce_max_bytes = size_t{1} << 40;
+  // Pieces of 256 KiB: 3 alternating runs on the Intel VM (2 ranks) had 64 KiB and 1 MiB pieces
+  // as fast or slower at every size from 1 MiB (16 MiB: 2971-3021 µs against 3242-3315 and
+  // 3325-4827).
   size_t single_copy_allreduce_piece_bytes = 256 << 10;
   // A fused allreduce's tensors take the one-copy path only where they average this much: each
   // is a range the kernel walks on every read. 200 tensors of 4 KiB (fusion bench, 2 ranks, 3
