@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
 
 #include "forwarding_transport.h"
 #include "shm_test_util.h"
@@ -152,21 +153,30 @@ ShmOptions SingleCopyFrom1KiB(int rank, int size) {
   return o;
 }
 
+// Runs `body` on n ranks; then checks that the ranks agreed on one copy, and skips the test
+// (saying the slots carried every `what`) where this kernel refused it.
+void RunSingleCopy(int n, const std::function<ShmOptions(int)>& options, const char* what,
+                   const std::function<void(ShmTransport&, int)>& body) {
+  std::atomic<int> single_copy{0};
+  RunRanks(n, options, [&](ShmTransport& t, int r) {
+    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+    body(t, r);
+  });
+  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
+  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every " << what;
+}
+
 // 9001 and 300000 bytes take the one-copy path, 1000 bytes (under the bound) and 2 MiB (over it,
 // 512 rounds of the 4 KiB slot) the slots.
 TEST_P(ShmOps, SingleCopyBroadcastFromEveryRoot) {
   const int n = size();
-  std::atomic<int> single_copy{0};
-  RunRanks(n, [n](int r) { return SingleCopyFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
-    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+  // The ranks agree, and the results hold on either path.
+  RunSingleCopy(n, [n](int r) { return SingleCopyFrom1KiB(r, n); }, "broadcast", [&](ShmTransport& t, int r) {
     for (size_t bytes : {size_t{1000}, size_t{9001}, size_t{300000}, size_t{2} << 20}) {
       BroadcastFromEachRoot(t, r, n, bytes);
       if (::testing::Test::HasFatalFailure()) return;
     }
   });
-  // The ranks agree, and the results above hold on either path.
-  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
-  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every broadcast";
 }
 
 // Uneven parts with rank 1's empty; the largest parts (4 bytes x 700 x n) take the one-copy
@@ -174,9 +184,7 @@ TEST_P(ShmOps, SingleCopyBroadcastFromEveryRoot) {
 // place in it (an in-place allgather), or over another rank's place (then the slots carry it).
 TEST_P(ShmOps, SingleCopyAllgatherOfUnevenPartsFromEveryKindOfInput) {
   const int n = size();
-  std::atomic<int> single_copy{0};
-  RunRanks(n, [n](int r) { return SingleCopyFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
-    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+  RunSingleCopy(n, [n](int r) { return SingleCopyFrom1KiB(r, n); }, "allgather", [&](ShmTransport& t, int r) {
     for (size_t unit : {size_t{10}, size_t{700}}) {
       for (int where = 0; where < 3; ++where) {
         std::vector<size_t> counts;
@@ -202,8 +210,6 @@ TEST_P(ShmOps, SingleCopyAllgatherOfUnevenPartsFromEveryKindOfInput) {
       }
     }
   });
-  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
-  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every allgather";
 }
 
 // One-copy allreduces from 1 KiB up, in pieces of 320 bytes (each share takes several, the last
@@ -220,9 +226,7 @@ ShmOptions SingleCopyAllreduceFrom1KiB(int rank, int size) {
 
 TEST_P(ShmOps, SingleCopyAllreduceInPlaceAndApart) {
   const int n = size();
-  std::atomic<int> single_copy{0};
-  RunRanks(n, [n](int r) { return SingleCopyAllreduceFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
-    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+  RunSingleCopy(n, [n](int r) { return SingleCopyAllreduceFrom1KiB(r, n); }, "allreduce", [&](ShmTransport& t, int r) {
     for (int64_t count : {int64_t{250}, int64_t{257}, int64_t{1000}, int64_t{10007}, int64_t{300001}}) {
       for (bool in_place : {true, false}) {
         std::vector<float> in(static_cast<size_t>(count)), apart(in_place ? 0 : in.size(), -1.0f);
@@ -245,8 +249,6 @@ TEST_P(ShmOps, SingleCopyAllreduceInPlaceAndApart) {
       }
     }
   });
-  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
-  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every allreduce";
 }
 
 // A fused allreduce's tensors (segments) with one copy: 4000 float32s cut into segments that
@@ -254,9 +256,7 @@ TEST_P(ShmOps, SingleCopyAllreduceInPlaceAndApart) {
 // With more segments on rank 0 than its 4 KiB slot lists (170 fit), every rank takes the slots.
 TEST_P(ShmOps, SingleCopyAllreduceOfSegmentsCutDifferentlyPerRank) {
   const int n = size();
-  std::atomic<int> single_copy{0};
-  RunRanks(n, [n](int r) { return SingleCopyAllreduceFrom1KiB(r, n); }, [&](ShmTransport& t, int r) {
-    if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+  RunSingleCopy(n, [n](int r) { return SingleCopyAllreduceFrom1KiB(r, n); }, "allreduce", [&](ShmTransport& t, int r) {
     for (size_t pieces : {size_t{7}, size_t{400}}) {
       const int64_t count = 4000;
       std::vector<float> in(static_cast<size_t>(count)), apart(in.size(), -1.0f);
@@ -286,8 +286,6 @@ TEST_P(ShmOps, SingleCopyAllreduceOfSegmentsCutDifferentlyPerRank) {
       }
     }
   });
-  ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
-  if (single_copy.load() == 0) GTEST_SKIP() << "this kernel refuses process_vm_readv here: the slots carried every allreduce";
 }
 
 TEST_P(ShmOps, SingleCopyOffLeavesTheProbeOut) {
