@@ -345,21 +345,9 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
     std::vector<EntryPtr>& entries = entries_;  // each call's, in turn
     const ClearOnExit clear{entries};  // a call that failed leaves its entries there
     for (uint32_t i = 0; i < batch.calls.size(); ++i) {
-      // A kept batch's call runs again as its last run left it, where that was delivered.
-      JobPtr job = kept != nullptr ? TakeSpare(*kept, i, settler, entries) : nullptr;
       Status status;
       try {
-        if (!job) {
-          job = NewJob();
-          job->settler = settler;
-          job->call_index = i;
-          if (kept != nullptr) {
-            job->kept_token = kept->token;
-            job->kept_serial = kept->serial;
-          }
-          ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
-        }
-        job->sync = false;
+        CallJob(env, batch, i, kept, settler, entries)->sync = false;
         status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
       } catch (const Napi::Error& e) {
         fail(i, e.Value());
@@ -454,15 +442,7 @@ Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch, KeptBatch* ke
   {
     std::vector<EntryPtr>& entries = entries_;
     const ClearOnExit clear{entries};  // what a failed read or enqueue left
-    if (kept != nullptr) job = TakeSpare(*kept, 0, nullptr, entries);
-    if (!job) {
-      job = NewJob();
-      if (kept != nullptr) {
-        job->kept_token = kept->token;
-        job->kept_serial = kept->serial;
-      }
-      ReadPackedCall(env, batch, batch.calls[0], job, /*pin=*/false, entries);
-    }
+    job = CallJob(env, batch, 0, kept, nullptr, entries);
     job->sync = true;
     status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
   }

@@ -123,6 +123,11 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   KeptBatch* FindKept(napi_value token);
   uint32_t QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays,
                       KeptBatch* kept = nullptr);
+  // The job of call `i` of `batch` (`kept`'s, or null), its entries in `entries`, ready to
+  // queue: from TakeSpare where the kept batch has it, else read anew (and, for a kept batch,
+  // marked to go back to it once delivered). Throws Napi::Error on a malformed call.
+  JobPtr CallJob(Napi::Env env, PackedBatch& batch, uint32_t i, KeptBatch* kept,
+                 const std::shared_ptr<Settler>& settler, std::vector<EntryPtr>& entries);
   // Call `i` of `kept` as its last delivered run left it, ready to queue: its job (for
   // `settler`) with its entries moved to `entries`. Null when it has none.
   JobPtr TakeSpare(KeptBatch& kept, uint32_t i, const std::shared_ptr<Settler>& settler,

@@ -70,6 +70,23 @@ uint32_t EngineWrap::Keep(PackedBatch& batch) {
   return last_token_;
 }
 
+JobPtr EngineWrap::CallJob(Napi::Env env, PackedBatch& batch, uint32_t i, KeptBatch* kept,
+                           const std::shared_ptr<Settler>& settler, std::vector<EntryPtr>& entries) {
+  // A kept batch's call runs again as its last run left it, where that was delivered.
+  if (kept != nullptr) {
+    if (JobPtr spare = TakeSpare(*kept, i, settler, entries)) return spare;
+  }
+  JobPtr job = NewJob();
+  job->settler = settler;
+  job->call_index = i;
+  if (kept != nullptr) {
+    job->kept_token = kept->token;
+    job->kept_serial = kept->serial;
+  }
+  ReadPackedCall(env, batch, batch.calls[i], job, /*pin=*/false, entries);
+  return job;
+}
+
 JobPtr EngineWrap::TakeSpare(KeptBatch& kept, uint32_t i, const std::shared_ptr<Settler>& settler,
                              std::vector<EntryPtr>& entries) {
   if (i >= kept.spares.size() || !kept.spares[i]) return nullptr;
