@@ -1,17 +1,14 @@
 export { loadNative } from './load.js';
 export type {
   HostArray,
-  NativeAutotuneConfig,
   NativeBinding,
   NativeCall,
   NativeConstants,
   NativeEngine,
-  NativeEngineConfig,
   NativeError,
   NativeParts,
   NativeRequest,
   NativeResult,
   NativeSettle,
-  NativeStoreConfig,
-  NativeTuning,
 } from './binding.js';
+export type { NativeAutotuneConfig, NativeEngineConfig, NativeStoreConfig, NativeTuning } from './engine-config.js';
