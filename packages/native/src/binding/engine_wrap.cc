@@ -342,23 +342,47 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
   };
   size_t queued = 0;  // calls
   {
-    std::vector<EntryPtr>& entries = entries_;  // each call's, in turn
-    const ClearOnExit clear{entries};  // a call that failed leaves its entries there
-    for (uint32_t i = 0; i < batch.calls.size(); ++i) {
-      Status status;
+    // Every call's entries first, then all queued under one lock (EnqueueEach); a call that
+    // fails leaves its place empty, or its entries there until the scope ends.
+    const size_t n = batch.calls.size();
+    std::vector<std::vector<EntryPtr>>& entries = call_entries_;
+    if (entries.size() < n) entries.resize(n);
+    const struct ClearEach {
+      std::vector<std::vector<EntryPtr>>& lists;
+      size_t n;
+      ~ClearEach() {
+        for (size_t i = 0; i < n; ++i) lists[i].clear();
+      }
+    } clear{entries, n};
+    std::vector<Status>& status = call_status_;
+    std::vector<napi_value>& errors = call_errors_;
+    status.assign(n, Status::Ok());
+    errors.assign(n, nullptr);
+    for (uint32_t i = 0; i < n; ++i) {
       try {
-        CallJob(env, batch, i, kept, settler, entries)->sync = false;
-        status = engine_ ? engine_->Enqueue(entries, /*wake=*/false) : final_status_;
+        CallJob(env, batch, i, kept, settler, entries[i])->sync = false;
       } catch (const Napi::Error& e) {
-        fail(i, e.Value());
-        continue;
+        errors[i] = e.Value();
+        status[i] = Status::Error(StatusCode::kInternal, "unread");
       }
-      if (!status.ok()) {
-        fail(i, StatusToError(env, status).Value());
-        continue;
+    }
+    // Entries in a vector of their own per call: EnqueueEach leaves those of a refused call.
+    if (engine_) {
+      engine_->EnqueueEach(entries, status);
+    } else {
+      for (uint32_t i = 0; i < n; ++i) {
+        if (errors[i] == nullptr) status[i] = final_status_;
       }
-      Hold(env);
-      ++queued;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      if (errors[i] != nullptr) {
+        fail(i, errors[i]);
+      } else if (!status[i].ok()) {
+        fail(i, StatusToError(env, status[i]).Value());
+      } else {
+        Hold(env);
+        ++queued;
+      }
     }
   }
   // Kept before any JS runs (the deliveries below): a settle function's blocking call would
@@ -457,13 +481,10 @@ Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch, KeptBatch* ke
   // This thread would only wait, so it runs the cycles itself: no hand-off to the background
   // thread and back, which on a busy host costs more than the collective.
   KOLO_TRACE_POINT("queued");
-  engine_->DriveUntil([&job] {
-    std::lock_guard<std::mutex> lock(job->mu);
-    return job->remaining == 0;
-  });
+  engine_->DriveUntil([&job] { return job->remaining.load(std::memory_order_acquire) == 0; });
   DeliverInline(env);
   std::unique_lock<std::mutex> lock(job->mu);
-  job->cv.wait(lock, [&] { return job->remaining == 0; });
+  job->cv.wait(lock, [&] { return job->remaining.load(std::memory_order_acquire) == 0; });
   KOLO_TRACE_POINT("returned");
   if (!job->error.ok()) {
     StatusToError(env, job->error).ThrowAsJavaScriptException();

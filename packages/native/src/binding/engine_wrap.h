@@ -157,6 +157,10 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   uint32_t* indices_data_ = nullptr;
   size_t indices_capacity_ = 0;
   std::vector<EntryPtr> entries_;
+  // QueueBatch's entries and status of each call, reused from one batch to the next.
+  std::vector<std::vector<EntryPtr>> call_entries_;
+  std::vector<Status> call_status_;
+  std::vector<napi_value> call_errors_;
   // The settler of the last enqueueBatch whose calls all finished inside it (nothing else holds
   // it), for the next one: one allocation less per turn of JS.
   std::shared_ptr<Settler> spare_settler_;

@@ -4,6 +4,7 @@
 
 #include <napi.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -43,10 +44,13 @@ struct Job {
   uint32_t kept_token = 0;
   uint64_t kept_serial = 0;
 
-  // Shared, under mu.
+  // Shared. `remaining` counts the entries not yet finished: the engine thread that takes it to
+  // 0 sees every entry and error the others stored before their decrements. `error` is written
+  // under mu; a blocking caller waits on cv under mu (EngineWrap::Finish notifies after taking
+  // mu, so the wake-up cannot fall between its check and its wait).
   std::mutex mu;
   std::condition_variable cv;
-  int remaining = 0;
+  std::atomic<int> remaining{0};
   Status error;
   std::vector<EntryPtr, PoolAllocator<EntryPtr>> done;  // one block per call: pooled
   bool sync = false;

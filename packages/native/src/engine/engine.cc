@@ -101,6 +101,23 @@ Status Engine::Enqueue(std::vector<EntryPtr>& entries, bool wake) {
   return status;
 }
 
+void Engine::EnqueueEach(std::vector<std::vector<EntryPtr>>& calls, std::vector<Status>& statuses) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  const Status refused = stopped_ ? final_status_
+                         : shutdown_requested_ ? Status::Error(StatusCode::kShutDown, ShutDownMessage())
+                                               : Status::Ok();
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    if (!statuses[i].ok()) continue;
+    if (!refused.ok()) {
+      statuses[i] = refused;
+      continue;
+    }
+    for (EntryPtr& e : calls[i]) e->request.rank = config_.rank;
+    statuses[i] = CheckMembership(calls[i]);
+  }
+  if (refused.ok()) queue_.AddEach(calls, statuses);
+}
+
 void Engine::Wake() {
   {
     std::lock_guard<std::mutex> lock(wake_mu_);

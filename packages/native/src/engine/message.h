@@ -29,6 +29,11 @@ struct Request {
   std::string group;            // non-empty for members of a grouped call
   int32_t group_size = 0;
   int32_t process_set = 0;      // 0: every rank. add: splits = the new set's ranks; remove: root = id
+  // ResponseCache::Lookup's last hit for this very request and the cache's generation then (0:
+  // none): a request queued again unchanged (a kept batch's) hits again without hashing its
+  // name while no entry came or went. Not part of the request: never sent, never compared.
+  mutable uint64_t cache_generation = 0;
+  mutable size_t cache_index = 0;
 };
 
 struct RequestList {

@@ -278,9 +278,17 @@ bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
     return Speculable(cache_, i, config_.size) && at + EntryBytes(cache_, i) <= room;
   });
   if (!fits) return false;
+  // Their entries, under one lock.
+  speculated_names_.clear();
+  ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t) {
+    speculated_names_.push_back(cache_.NameAt(i));
+    return true;
+  });
+  queue_.PeekEach(speculated_names_, speculated_peeks_);
+  size_t k = 0;
   return ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {
     const Response& r = cache_.At(i);
-    const TensorEntry* e = queue_.Peek(r.names[0]);
+    const TensorEntry* e = speculated_peeks_[k++];
     if (e == nullptr) return false;
     if (r.type == RequestType::kBroadcast && r.root != config_.rank) return true;
     // All of an allreduce or a broadcast's bytes; an allgather's own rows.

@@ -24,10 +24,15 @@ bool ResponseCache::Cacheable(const Response& r) { return CacheableType(r.type) 
 
 std::optional<size_t> ResponseCache::Lookup(const Request& request, bool* stale) const {
   *stale = false;
+  if (request.cache_generation == generation_) return request.cache_index;
   auto it = by_name_.find(request.name);
   if (it == by_name_.end()) return std::nullopt;
   const Entry& e = entries_[it->second];
-  if (e.mine && SameParameters(*e.mine, request)) return it->second;
+  if (e.mine && SameParameters(*e.mine, request)) {
+    request.cache_generation = generation_;
+    request.cache_index = it->second;
+    return it->second;
+  }
   *stale = true;
   return std::nullopt;
 }

@@ -35,6 +35,8 @@ class ResponseCache {
 
   // The entry for `request`'s name when its parameters match the cached ones (this rank's own
   // last request for that name); `*stale` is set when the name is cached with other parameters.
+  // Remembers a hit in the request (Request::cache_generation): the caller must not change a
+  // request's parameters once looked up.
   std::optional<size_t> Lookup(const Request& request, bool* stale) const;
   std::optional<size_t> IndexOf(const std::string& name) const;
   // Caches every name of a (possibly fused) response (a name that does not fit is left out). `mine` finds this rank's own request for
@@ -81,7 +83,7 @@ class ResponseCache {
   void Insert(const Response& single, std::optional<Request> mine);
 
   size_t capacity_;
-  uint64_t generation_ = 0;
+  uint64_t generation_ = 1;  // never 0, which a request's memo holds when it has none
   std::vector<Entry> entries_;  // evicted entries stay as tombstones so indices never move
   std::unordered_map<std::string, size_t> by_name_;
   // Tombstones a later insert reuses, lowest index first: every rank evicts and inserts in the

@@ -38,6 +38,17 @@ std::string DuplicateNameMessage() {
 
 Status TensorQueue::Add(std::vector<EntryPtr>& entries) {
   std::lock_guard<std::mutex> lock(mu_);
+  return AddLocked(entries);
+}
+
+void TensorQueue::AddEach(std::vector<std::vector<EntryPtr>>& calls, std::vector<Status>& statuses) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    if (statuses[i].ok()) statuses[i] = AddLocked(calls[i]);
+  }
+}
+
+Status TensorQueue::AddLocked(std::vector<EntryPtr>& entries) {
   for (size_t i = 0; i < entries.size(); ++i) {
     TensorEntry* e = entries[i].get();
     auto [slot, fresh] = table_.try_emplace(std::string_view(e->request.name));
@@ -88,10 +99,29 @@ EntryPtr TensorQueue::Take(const std::string& name) {
 }
 
 void TensorQueue::TakeEach(const std::vector<std::string>& names, std::vector<EntryPtr>& out) {
+  TakeEachOf(names, out);
+}
+
+void TensorQueue::TakeEach(const std::vector<std::string_view>& names, std::vector<EntryPtr>& out) {
+  TakeEachOf(names, out);
+}
+
+void TensorQueue::PeekEach(const std::vector<std::string_view>& names, std::vector<const TensorEntry*>& out) {
   out.clear();
   out.reserve(names.size());
   std::lock_guard<std::mutex> lock(mu_);
-  for (const std::string& name : names) {
+  for (std::string_view name : names) {
+    auto it = table_.find(name);
+    out.push_back(it == table_.end() ? nullptr : it->second.get());
+  }
+}
+
+template <typename Names>
+void TensorQueue::TakeEachOf(const Names& names, std::vector<EntryPtr>& out) {
+  out.clear();
+  out.reserve(names.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& name : names) {
     auto it = table_.find(std::string_view(name));
     if (it == table_.end()) {
       out.emplace_back();

@@ -80,6 +80,9 @@ class TensorQueue {
   // `entries`, which keeps its capacity for the caller.
   Status Add(std::vector<EntryPtr>& entries);
   Status Add(std::vector<EntryPtr>&& entries) { return Add(entries); }
+  // Add(calls[i]) for each i < statuses.size() whose statuses[i] is ok on entry, under one lock; its outcome
+  // replaces statuses[i].
+  void AddEach(std::vector<std::vector<EntryPtr>>& calls, std::vector<Status>& statuses);
   // Replaces `out` with the requests queued since the last call, in order. They point into the
   // entries, and only the thread running the cycle takes entries, so for that thread they stay
   // valid until it takes them.
@@ -87,6 +90,9 @@ class TensorQueue {
   EntryPtr Take(const std::string& name);
   // Takes the entry of each name, in order (null where there is none), under one lock.
   void TakeEach(const std::vector<std::string>& names, std::vector<EntryPtr>& out);
+  void TakeEach(const std::vector<std::string_view>& names, std::vector<EntryPtr>& out);
+  // Peek for each name, in order, under one lock.
+  void PeekEach(const std::vector<std::string_view>& names, std::vector<const TensorEntry*>& out);
   // A copy of the in-flight request named `name`, if any.
   std::optional<Request> Find(const std::string& name);
   // The in-flight entry named `name`, or null. For the thread running the cycle: only it takes
@@ -99,6 +105,10 @@ class TensorQueue {
   size_t Unsent();
 
  private:
+  template <typename Names>
+  void TakeEachOf(const Names& names, std::vector<EntryPtr>& out);
+  // Add, under mu_.
+  Status AddLocked(std::vector<EntryPtr>& entries);
   // Under mu_: removes `e` (being taken) from unsent_ if no cycle has seen it.
   void Forget(const TensorEntry& e);
 

@@ -59,6 +59,32 @@ TEST(ResponseCache, EvictedIndicesAreReusedLowestFirstAndCapacityBoundsTheVote) 
 }
 
 // Group members are cacheable (Engine::CastVotes lets a group hit only as a whole).
+// A request looked up again (a kept batch's, queued unchanged) hits from what it remembers only
+// while no entry came or went: after its entry is evicted it misses, and once its name is
+// cached again, elsewhere, it finds the new index.
+TEST(ResponseCache, ARequestsRememberedHitLastsOnlyWhileNoEntryComesOrGoes) {
+  ResponseCache cache;
+  auto mine = [](const std::string& name) -> std::optional<Request> { return Reduce(name, {1}); };
+  cache.Insert(Fused({"a", "b"}, {1, 1}), mine);
+  const Request b = Reduce("b", {1});
+  bool stale = true;
+  EXPECT_EQ(cache.Lookup(b, &stale), std::optional<size_t>(1));
+  EXPECT_EQ(cache.Lookup(b, &stale), std::optional<size_t>(1));
+  EXPECT_FALSE(stale);
+  cache.Evict(1);
+  EXPECT_EQ(cache.Lookup(b, &stale), std::nullopt);
+  EXPECT_FALSE(stale);
+  cache.Evict(0);
+  cache.Insert(Fused({"c", "b"}, {1, 1}), mine);  // "c" reuses index 0, "b" gets index 1
+  cache.Evict(0);
+  cache.Insert(Fused({"b2"}, {1}), mine);
+  EXPECT_EQ(cache.Lookup(b, &stale), std::optional<size_t>(1));
+  cache.Evict(1);
+  cache.Insert(Fused({"d", "b"}, {1, 1}), mine);  // "d" takes index 1, "b" index 2
+  EXPECT_EQ(cache.Lookup(b, &stale), std::optional<size_t>(2));
+  EXPECT_EQ(cache.NameAt(2), "b");
+}
+
 TEST(ResponseCache, OnlyAllreduceBroadcastAndAllgatherOverEveryRankAreCached) {
   Request r = Reduce("a", {1});
   EXPECT_TRUE(ResponseCache::Cacheable(r));

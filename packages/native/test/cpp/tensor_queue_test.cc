@@ -68,7 +68,7 @@ TEST(TensorQueue, TakingAnEntryNoCycleHasSeenAlsoDropsItsUnsentRequest) {
   ASSERT_NE(b, nullptr);
   EXPECT_EQ(q.Unsent(), 2u);
   std::vector<EntryPtr> taken;
-  q.TakeEach({"c", "missing", "a"}, taken);
+  q.TakeEach(std::vector<std::string>{"c", "missing", "a"}, taken);
   ASSERT_EQ(taken.size(), 3u);
   EXPECT_EQ(taken[0]->request.name, "c");
   EXPECT_EQ(taken[1], nullptr);
@@ -79,6 +79,51 @@ TEST(TensorQueue, TakingAnEntryNoCycleHasSeenAlsoDropsItsUnsentRequest) {
   EXPECT_TRUE(popped.empty());  // no view of a taken (and soon freed) entry
   // The names can be queued again.
   EXPECT_TRUE(q.Add(Call({"a", "b", "c"})).ok());
+}
+
+// A turn's calls queued under one lock: each call whole or not at all, as Add, a call already
+// refused (its status not ok on entry) left alone, and each outcome in its call's place.
+TEST(TensorQueue, AddEachQueuesEveryCallItIsGivenAsAddWouldInOrder) {
+  TensorQueue q;
+  ASSERT_TRUE(q.Add(Call({"a"})).ok());
+  std::vector<std::vector<EntryPtr>> calls;
+  calls.push_back(Call({"x"}));
+  calls.push_back(Call({"y", "a"}));  // "a" is in flight: the whole call fails
+  calls.push_back(Call({"z"}));       // refused before (its status below)
+  calls.push_back(Call({"y", "w"}));  // "y" is free again after the failed call
+  calls.push_back(Call({"x"}));       // queued by the first call of this very turn
+  std::vector<Status> status(calls.size());
+  status[2] = Status::Error(StatusCode::kMismatch, "refused before");
+  q.AddEach(calls, status);
+  EXPECT_TRUE(status[0].ok());
+  EXPECT_EQ(status[1].code, StatusCode::kDuplicateName);
+  EXPECT_EQ(status[2].message, "refused before");
+  EXPECT_TRUE(status[3].ok());
+  EXPECT_EQ(status[4].code, StatusCode::kDuplicateName);
+  // Queued calls moved out; refused ones keep their entries for the caller.
+  EXPECT_TRUE(calls[0].empty());
+  EXPECT_EQ(calls[1].size(), 2u);
+  EXPECT_EQ(calls[2].size(), 1u);
+  EXPECT_TRUE(calls[3].empty());
+  EXPECT_EQ(calls[4].size(), 1u);
+  std::vector<const Request*> popped;
+  q.PopRequests(popped);
+  EXPECT_EQ(Names(popped), (std::vector<std::string>{"a", "x", "y", "w"}));
+  // Peeked under one lock, in the order asked, null for a name not in flight.
+  std::vector<const TensorEntry*> peeked;
+  q.PeekEach({"w", "z", "a"}, peeked);
+  ASSERT_EQ(peeked.size(), 3u);
+  ASSERT_NE(peeked[0], nullptr);
+  EXPECT_EQ(peeked[0]->request.name, "w");
+  EXPECT_EQ(peeked[1], nullptr);
+  EXPECT_NE(peeked[2], nullptr);
+  EXPECT_EQ(peeked[2], q.Peek("a"));
+  std::vector<EntryPtr> taken;
+  q.TakeEach(std::vector<std::string_view>{"y", "a"}, taken);
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken[0]->request.name, "y");
+  EXPECT_EQ(taken[1]->request.name, "a");
+  EXPECT_EQ(q.InFlight(), 2u);
 }
 
 TEST(TensorQueue, TakeAllEmptiesTableAndUnsentList) {
