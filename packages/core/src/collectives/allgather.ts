@@ -6,6 +6,7 @@ import { invalidArgument } from '../validation/invalid-argument.js';
 import { arrayNoun, dtypeOf, type DtypeName } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
+import { recurringPlan, rememberPlan } from './recurring-plans.js';
 import { resultArray, resultSplits } from './result-arrays.js';
 import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
@@ -51,11 +52,15 @@ export interface ShapedResult<T extends HostArray> {
   readonly shape: number[];
 }
 
-function planAllgather(
-  running: Running,
-  input: unknown,
-  options: unknown,
-): Plan<ShapedResult<HostArray>> {
+/** The call's plan: the last one of `input` where this call repeats it, else a new one. */
+function planAllgather(running: Running, input: unknown, options: unknown): Plan<ShapedResult<HostArray>> {
+  return (
+    recurringPlan<ShapedResult<HostArray>>('allgather', running, input, options as AllgatherOptions | undefined) ??
+    newPlan(running, input, options)
+  );
+}
+
+function newPlan(running: Running, input: unknown, options: unknown): Plan<ShapedResult<HostArray>> {
   const o = checkOptions(options as AllgatherOptions | undefined, {
     opName: 'allgather',
     allowed: ['name', 'shape', 'output', 'processSet'],
@@ -76,7 +81,8 @@ function planAllgather(
     output,
   });
   const size = group.size;
-  return {
+  // Made from each call's results (a new array without an output), so a repeat may reuse it.
+  const plan: Plan<ShapedResult<HostArray>> = {
     requests: [request],
     grouped: false,
     finish: (results) => {
@@ -94,6 +100,8 @@ function planAllgather(
       return { data: output, shape: outShape };
     },
   };
+  rememberPlan('allgather', running, data, options as AllgatherOptions | undefined, plan);
+  return plan;
 }
 
 /** Checks an allgather's `output` before the call: the input's type, apart from its memory. */

@@ -41,7 +41,7 @@ const labels = { data: 'data', shape: 'shape', output: 'output' } as const;
 
 /** The call's plan: the last one of `data` where this call repeats it, else a new one. */
 function planAllreduce(running: Running, data: unknown, options: AllreduceOptions | undefined): Plan<HostArray> {
-  return recurringPlan(running, data, options) ?? newPlan(running, data, options);
+  return recurringPlan<HostArray>('allreduce', running, data, options) ?? newPlan(running, data, options);
 }
 
 function newPlan(running: Running, data: unknown, options: AllreduceOptions | undefined): Plan<HostArray> {
@@ -59,7 +59,7 @@ function newPlan(running: Running, data: unknown, options: AllreduceOptions | un
   });
   const name = requestName(running.counters, { op: 'allreduce', name: o.name, processSet: reduction.processSet });
   const plan: Plan<HostArray> = { requests: [member.request(name)], grouped: false, finish: () => member.output };
-  rememberPlan(running, data as HostArray, options, plan);
+  rememberPlan('allreduce', running, data as HostArray, options, plan);
   return plan;
 }
 

@@ -6,6 +6,7 @@ import { expectInteger } from '../validation/checks.js';
 import { dtypeOf } from './dtype.js';
 import { makeRequest } from './make-request.js';
 import { requestName } from './request-names.js';
+import { recurringPlan, rememberPlan } from './recurring-plans.js';
 import { outputArray } from './result-arrays.js';
 import { runPlanAsync, runPlanSync, type Plan } from './run-plan.js';
 import type { SameKind } from './same-kind.js';
@@ -32,7 +33,12 @@ export interface BroadcastOptions<T extends HostArray = HostArray> {
   readonly processSet?: ProcessSet;
 }
 
+/** The call's plan: the last one of `input` where this call repeats it, else a new one. */
 function planBroadcast(running: Running, input: unknown, options: unknown): Plan<HostArray> {
+  return recurringPlan<HostArray>('broadcast', running, input, options as BroadcastOptions | undefined) ?? newPlan(running, input, options);
+}
+
+function newPlan(running: Running, input: unknown, options: unknown): Plan<HostArray> {
   const o = checkOptions(options as BroadcastOptions | undefined, {
     opName: 'broadcast',
     allowed: ['root', 'name', 'shape', 'output', 'processSet'],
@@ -46,7 +52,9 @@ function planBroadcast(running: Running, input: unknown, options: unknown): Plan
   const output = outputArray({ output: o.output, input: data, dtype, length: data.length });
   const name = requestName(running.counters, { op: 'broadcast', name: o.name, processSet });
   const fields = { type: 'broadcast', name, dtype, shape, root, input: data, output, processSet } as const;
-  return { requests: [makeRequest(running.binding, fields)], grouped: false, finish: () => output };
+  const plan: Plan<HostArray> = { requests: [makeRequest(running.binding, fields)], grouped: false, finish: () => output };
+  rememberPlan('broadcast', running, data, options as BroadcastOptions | undefined, plan);
+  return plan;
 }
 
 /**

@@ -3,12 +3,14 @@ import type { Running } from '../runtime/runtime-state.js';
 import type { Plan } from './run-plan.js';
 
 /**
- * What a call's options may hold that its plan depends on: the reduction's fields, and the
- * output (allreduce) or outputs (groupedAllreduce) with shape or shapes, which a repeated call
- * must leave out.
+ * What a call's options may hold that its plan depends on: the reduction's fields, a
+ * broadcast's root, and the output (allreduce, broadcast, allgather) or outputs
+ * (groupedAllreduce) with shape (compared by value) or shapes, which a repeated group must leave
+ * out.
  */
 interface RecurringOptions {
   readonly name?: unknown;
+  readonly root?: unknown;
   readonly op?: unknown;
   readonly prescaleFactor?: unknown;
   readonly postscaleFactor?: unknown;
@@ -25,10 +27,13 @@ interface Recurring<T> {
   /** The options' enumerable keys in for-in order (a misspelt key added later is not one). */
   readonly keys: readonly string[];
   readonly name: unknown;
+  readonly root: unknown;
   readonly op: unknown;
   readonly prescale: unknown;
   readonly postscale: unknown;
   readonly processSet: unknown;
+  /** A copy of the shape option's dimensions, when it had one. */
+  readonly shape: readonly number[] | undefined;
   /** The input arrays (one for allreduce), then their outputs, index for index. */
   readonly inputs: readonly HostArray[];
   readonly outputs: readonly HostArray[];
@@ -37,11 +42,21 @@ interface Recurring<T> {
   readonly plan: Plan<T>;
 }
 
+/** The collectives whose calls of one array may repeat a plan (see {@link recurringPlan}). */
+export type RecurringKind = 'allreduce' | 'broadcast' | 'allgather';
+
 /**
- * Each input array's last named allreduce plan, and each first array's last named grouped plan,
- * keyed by the array (weakly: a dropped array takes its plan with it, and the plan's outputs).
+ * Each input array's last few named plans of each kind (a loop may gather one array under two
+ * names, or into two outputs: each call then finds its own), most recently used first, and each first
+ * array's last named grouped plan, keyed by the array (weakly: a dropped array takes its plans
+ * with it, and the plans' outputs).
  */
-const plans = new WeakMap<object, Recurring<HostArray>>();
+const plansPerArray = 4;
+const plans: Record<RecurringKind, WeakMap<object, Recurring<unknown>[]>> = {
+  allreduce: new WeakMap(),
+  broadcast: new WeakMap(),
+  allgather: new WeakMap(),
+};
 const groupPlans = new WeakMap<object, Recurring<HostArray[]>>();
 
 /** The options' enumerable keys, in for-in order, as checkOptions walks them. */
@@ -61,14 +76,27 @@ function sameKeys(options: object, keys: readonly string[]): boolean {
   return i === keys.length;
 }
 
-/** True when `options` holds what `last` was made from: the same keys and reduction fields. */
+/** True when `shape` is an array of the dimensions `last` holds (both absent counts). */
+function sameShape(shape: unknown, last: readonly number[] | undefined): boolean {
+  if (shape === undefined || last === undefined) return shape === last;
+  if (!Array.isArray(shape) || shape.length !== last.length) return false;
+  for (let i = 0; i < last.length; i++) if (shape[i] !== last[i]) return false;
+  return true;
+}
+
+/**
+ * True when `options` holds what `last` was made from: the same keys, reduction fields, root and
+ * shape (by value: the caller may edit its shape array between calls).
+ */
 function sameOptions(options: RecurringOptions, last: Recurring<unknown>): boolean {
   return (
     options.name === last.name &&
+    options.root === last.root &&
     options.op === last.op &&
     options.prescaleFactor === last.prescale &&
     options.postscaleFactor === last.postscale &&
     options.processSet === last.processSet &&
+    sameShape(options.shape, last.shape) &&
     sameKeys(options, last.keys)
   );
 }
@@ -91,10 +119,12 @@ function record<T>(running: Running, options: RecurringOptions, arrays: { inputs
     running,
     keys: keysOf(options),
     name: options.name,
+    root: options.root,
     op: options.op,
     prescale: options.prescaleFactor,
     postscale: options.postscaleFactor,
     processSet: options.processSet,
+    shape: Array.isArray(options.shape) ? [...(options.shape as readonly number[])] : undefined,
     inputs: arrays.inputs,
     outputs: arrays.outputs,
     lengths: [...arrays.inputs, ...arrays.outputs].map((a) => a.length),
@@ -114,45 +144,68 @@ function repeated<T>(last: Recurring<T>): Plan<T> {
 }
 
 /**
- * The plan of the last allreduce of `data` when this call repeats it exactly: a training loop
+ * The plan of the last `kind` call of `data` when this call repeats it exactly: a training loop
  * reduces the same arrays under the same names into the same outputs every step, and each
  * such call otherwise validates its arrays and options again and builds a new request (about
  * 0.15 µs per call: half of what 200 separate calls took in JS before anything was awaited,
- * 60 µs against 30). Repeats means: the same engine, the same output array, option keys and
- * values (compared by identity), no shape, and both arrays still of the length the plan was
- * made for (a detached buffer's view reads as length 0, so such a call is validated again and
- * refused). Undefined otherwise: the caller validates and, through {@link rememberPlan},
- * records.
+ * 60 µs against 30; a 4 KiB allgather or broadcast spent 2–3 µs a call validating and 1 µs in
+ * the binding reading its request). Repeats means: the same engine, the same output array
+ * (or none, for an allgather, whose results are new arrays each call), option keys and
+ * values (compared by identity; a shape by its dimensions), and both arrays still of the
+ * length the plan was made for (a detached buffer's view reads as length 0, so such a call is
+ * validated again and refused). Undefined otherwise: the caller validates and, through
+ * {@link rememberPlan}, records.
  *
  * @example
  * ```ts
- * const plan = recurringPlan(running, data, options) ?? newPlan(running, data, options);
+ * const plan = recurringPlan('allreduce', running, data, options) ?? newPlan(running, data, options);
  * ```
  */
-export function recurringPlan(running: Running, data: unknown, options: RecurringOptions | undefined): Plan<HostArray> | undefined {
+export function recurringPlan<T>(kind: RecurringKind, running: Running, data: unknown, options: RecurringOptions | undefined): Plan<T> | undefined {
   if (typeof options !== 'object' || options === null || typeof data !== 'object' || data === null) return undefined;
-  const last = plans.get(data);
-  if (last === undefined || last.running !== running) return undefined;
-  const fits = options.output === last.outputs[0] && options.shape === undefined && sameOptions(options, last) && sameLengths(last);
-  return fits ? repeated(last) : undefined;
+  const recorded = plans[kind].get(data);
+  if (recorded === undefined) return undefined;
+  for (let i = 0; i < recorded.length; i++) {
+    const last = recorded[i] as Recurring<T>;
+    if (last.running !== running || options.output !== last.outputs[0] || !sameOptions(options, last)) continue;
+    if (i > 0) {
+      // Most recently used first: a fifth plan then replaces the one unused for longest.
+      recorded.splice(i, 1);
+      recorded.unshift(last as Recurring<unknown>);
+    }
+    return sameLengths(last) ? repeated(last) : undefined;
+  }
+  return undefined;
 }
 
 /**
- * Records a plan that {@link recurringPlan} may hand back for a later call of the same `data`
- * and options. Only a named call into an output, without a shape (an array the caller may
- * change between calls), of a non-empty array (an empty view is checked for a detached buffer
- * every time): an unnamed call gets a new name each time, and without an output a new array.
+ * Records a plan that {@link recurringPlan} may hand back for a later `kind` call of the same
+ * `data` and options. Only a named call (an unnamed call gets a new name each time) of a
+ * non-empty array (an empty view is checked for a detached buffer every time), into an output
+ * where the plan's value is that output (allreduce, broadcast: without one, each call needs a
+ * new array); an allgather's plan makes its value from each call's results.
  *
  * @example
  * ```ts
- * rememberPlan(running, data, options, plan);
+ * rememberPlan('allreduce', running, data, options, plan);
  * ```
  */
-export function rememberPlan(running: Running, data: HostArray, options: RecurringOptions | undefined, plan: Plan<HostArray>): void {
-  if (options === undefined || options.name === undefined || options.shape !== undefined) return;
+export function rememberPlan<T>(kind: RecurringKind, running: Running, data: HostArray, options: RecurringOptions | undefined, plan: Plan<T>): void {
+  if (options === undefined || options.name === undefined) return;
   const output = options.output as HostArray | undefined;
-  if (output === undefined || data.length === 0) return;
-  plans.set(data, record(running, options, { inputs: [data], outputs: [output] }, plan));
+  if ((output === undefined && kind !== 'allgather') || data.length === 0) return;
+  const made = record(running, options, { inputs: [data], outputs: output === undefined ? [] : [output] }, plan) as Recurring<unknown>;
+  const recorded = plans[kind].get(data);
+  if (recorded === undefined) {
+    plans[kind].set(data, [made]);
+    return;
+  }
+  // In place of a plan of the same output and options (made again: an array changed length, or
+  // another engine), else of the least recently used.
+  const same = recorded.findIndex((r) => r.outputs[0] === output && sameOptions(options, r));
+  if (same >= 0) recorded.splice(same, 1);
+  else if (recorded.length >= plansPerArray) recorded.pop();
+  recorded.unshift(made);
 }
 
 /**

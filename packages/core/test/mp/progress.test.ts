@@ -40,9 +40,10 @@ describe('repeated turns', () => {
     // Per rank: the gradients' turn repeated at steps 3–24 and 29–39 (a turn is remembered once
     // its plans are made again, at step 1, and kept at step 2; step 25 is read again for the
     // detached array; its new one is made at 26, made again at 27, kept at 28), the metric's
-    // at 3–39; the blocking call (made at 0, made again and kept at 1) at 2–39.
+    // at 3–39, and so the broadcast's and the two allgathers'; the blocking call (made at 0,
+    // made again and kept at 1) at 2–39.
     const refused = "Expected input of 92 bytes for 'grad.7' (shape [23]) but received 0";
-    const result = { wrong: [], refused, repeats: 33 + 37, syncRepeats: 38 };
+    const result = { wrong: [], refused, repeats: 33 + 37 + 3 * 37, syncRepeats: 38 };
     expect(perRank(job, 'repeated', 2)).toEqual([result, result]);
   });
 });

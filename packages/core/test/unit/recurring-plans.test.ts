@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { allreduce, allreduceSync, groupedAllreduce, groupedAllreduceSync, init, shutdown } from '../../src/index.js';
+import { allgather, allgatherSync, allreduce, allreduceSync, broadcast, broadcastSync, groupedAllreduce, groupedAllreduceSync, init, shutdown } from '../../src/index.js';
 import { useCleanEnv } from './clean-env.js';
 import { createFakeBinding, fakeConstants, type FakeBinding } from './fake-binding.js';
 import { recurringGroupPlan, recurringPlan, rememberGroupPlan, rememberPlan } from '../../src/collectives/recurring-plans.js';
@@ -56,7 +56,7 @@ describe('allreduce of the same arrays and options, call after call', () => {
     expect(second).toMatchObject(expected);
   });
 
-  it('makes a new request for another output, and for the same shape array on every call', async () => {
+  it('makes a new request for another output, and for a shape array edited between calls', async () => {
     const binding = await start({ rank: 0, size: 2 });
     const data = new Float32Array([1, 2]);
     const shape = [2];
@@ -65,9 +65,13 @@ describe('allreduce of the same arrays and options, call after call', () => {
     await step(data, output);
     expect(binding.calls[1]?.requests[0]?.output).toBe(output);
     await step(data, output, { shape });
+    await step(data, output, { shape: [2] }); // the same dimensions in another array
     shape.splice(0, 1, 1, 2); // the caller may edit its shape array between calls
     await step(data, output, { shape });
-    expect(binding.calls.map((c) => c.requests[0]?.shape)).toEqual([[2], [2], [2], [1, 2]]);
+    const requests = binding.calls.map((c) => c.requests[0]);
+    expect(requests.map((r) => r?.shape)).toEqual([[2], [2], [2], [2], [1, 2]]);
+    expect(new Set(requests).size).toBe(4);
+    expect(requests[3]).toBe(requests[2]);
   });
 
   it('still refuses a misspelt option added to a repeated call', async () => {
@@ -116,6 +120,93 @@ describe('allreduce of the same arrays and options, call after call', () => {
     await step(data, output);
     expect(after.calls[0]?.requests[0]).not.toBe(before.calls[0]?.requests[0]);
     expect(after.calls[0]?.requests[0]).toEqual(before.calls[0]?.requests[0]);
+  });
+});
+
+describe('broadcast and allgather of the same arrays and options, call after call', () => {
+  it('sends a broadcast’s request again while root, name, shape and output repeat', async () => {
+    const binding = await start({ rank: 1, size: 2 });
+    const data = new Float32Array([1, 2]);
+    const call = (extra: object = {}) => broadcast(data, { root: 0, name: 'w', output: data, shape: [2, 1], ...extra });
+    expect(await call()).toBe(data);
+    expect(await call()).toBe(data);
+    expect(broadcastSync(data, { root: 0, name: 'w', output: data, shape: [2, 1] })).toBe(data);
+    await call({ root: 1 });
+    await call({ shape: [1, 2] });
+    const requests = binding.calls.map((c) => c.requests[0]);
+    expect(requests[1]).toBe(requests[0]);
+    expect(requests[2]).toBe(requests[0]);
+    expect(requests[3]).not.toBe(requests[0]);
+    expect(requests.map((r) => [r?.root, r?.shape])).toEqual([[0, [2, 1]], [0, [2, 1]], [0, [2, 1]], [1, [2, 1]], [0, [1, 2]]]);
+  });
+
+  it('makes a new broadcast request, and a new result each call, without an output', async () => {
+    const binding = await start({ rank: 0, size: 2 });
+    const data = new Float32Array([1, 2]);
+    const first = await broadcast(data, { root: 0, name: 'w' });
+    const second = await broadcast(data, { root: 0, name: 'w' });
+    expect(second).not.toBe(first);
+    expect(binding.calls[1]?.requests[0]).not.toBe(binding.calls[0]?.requests[0]);
+  });
+
+  it('sends an allgather’s request again and makes each call’s result from its own results', async () => {
+    const binding = await start({ rank: 0, size: 2 });
+    const data = new Float32Array([1, 2]);
+    const first = await allgather(data, { name: 'rows', shape: [1, 2] });
+    data[0] = 5;
+    const second = await allgather(data, { name: 'rows', shape: [1, 2] });
+    const third = allgatherSync(data, { name: 'rows', shape: [1, 2] });
+    expect(second.data).not.toBe(first.data);
+    expect([...first.data]).toEqual([1, 2, 1, 2]);
+    expect([...second.data]).toEqual([5, 2, 5, 2]);
+    expect(second.shape).toEqual([2, 2]);
+    expect(third.data).not.toBe(second.data);
+    const output = new Float32Array(4);
+    expect((await allgather(data, { name: 'rows', shape: [1, 2], output })).data).toBe(output);
+    expect((await allgather(data, { name: 'rows', shape: [1, 2], output })).data).toBe(output);
+    const requests = binding.calls.map((c) => c.requests[0]);
+    expect(requests[1]).toBe(requests[0]);
+    expect(requests[2]).toBe(requests[0]);
+    expect(requests[3]).not.toBe(requests[0]);
+    expect(requests[4]).toBe(requests[3]);
+  });
+
+  it('still refuses an allgather output of the wrong length on a repeated call', async () => {
+    await start({ rank: 0, size: 2 });
+    const data = new Float32Array([1, 2]);
+    const output = new Float32Array(3);
+    const call = () => allgather(data, { name: 'rows', output });
+    await expect(call()).rejects.toThrow('Expected a Float32Array of length 4 (the gathered shape [4])');
+    await expect(call()).rejects.toThrow('Expected a Float32Array of length 4 (the gathered shape [4])');
+  });
+
+  it('finds each of an array’s last four plans when calls of it alternate', async () => {
+    const binding = await start({ rank: 0, size: 2 });
+    const data = new Float32Array([1, 2]);
+    const outputs = Array.from({ length: 5 }, () => new Float32Array(2));
+    const call = (k: number) => allreduce(data, { name: `x${k}`, op: 'sum', output: outputs[k] });
+    for (let round = 0; round < 2; round++) for (let k = 0; k < 4; k++) await call(k);
+    await call(4); // a fifth: the least recently used (x0's) goes
+    await call(3);
+    await call(0);
+    const requests = binding.calls.map((c) => c.requests[0]);
+    for (let k = 0; k < 4; k++) expect(requests[4 + k]).toBe(requests[k]);
+    expect(requests[9]).toBe(requests[3]);
+    expect(requests[10]).not.toBe(requests[0]);
+    expect(requests.map((r) => r?.name)).toEqual(['x0', 'x1', 'x2', 'x3', 'x0', 'x1', 'x2', 'x3', 'x4', 'x3', 'x0']);
+  });
+
+  it('keeps each collective’s plans apart for the same array and name', async () => {
+    const binding = await start({ rank: 0, size: 2 });
+    const data = new Float32Array([1, 2]);
+    await allreduce(data, { name: 'x', output: data, op: 'sum' });
+    await broadcast(data, { name: 'x', output: data, root: 0 });
+    await allreduce(data, { name: 'x', output: data, op: 'sum' });
+    await broadcast(data, { name: 'x', output: data, root: 0 });
+    const requests = binding.calls.map((c) => c.requests[0]);
+    expect(requests[2]).toBe(requests[0]);
+    expect(requests[3]).toBe(requests[1]);
+    expect(requests[1]).not.toBe(requests[0]);
   });
 });
 
@@ -195,7 +286,7 @@ describe('groupedAllreduce of the same arrays and options, call after call', () 
 
 describe("a repeated plan's intact check (the request queue's, at the end of a turn)", () => {
   // What record() keeps does not depend on the engine: any object stands in for it here.
-  const running = {} as Parameters<typeof rememberPlan>[0];
+  const running = {} as Parameters<typeof rememberPlan>[1];
   const planOf = <T>(value: T): Plan<T> => ({ requests: [], grouped: false, finish: () => value });
 
   it('comes with the first repeat, holds while both arrays keep their lengths, and fails once one is detached', () => {
@@ -203,9 +294,9 @@ describe("a repeated plan's intact check (the request queue's, at the end of a t
     const output = new Float32Array(4);
     const options = { name: 'w', output };
     const plan = planOf(output);
-    rememberPlan(running, data, options, plan);
+    rememberPlan('allreduce', running, data, options, plan);
     expect(plan.intact).toBeUndefined(); // made once so far: a turn of it is not remembered
-    expect(recurringPlan(running, data, options)).toBe(plan);
+    expect(recurringPlan('allreduce', running, data, options)).toBe(plan);
     expect(plan.intact?.()).toBe(true);
     structuredClone(output.buffer, { transfer: [output.buffer] });
     expect(plan.intact?.()).toBe(false);

@@ -274,16 +274,13 @@ bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
   if (joined_ || timeline_.active()) return false;
   // First whether they all qualify and fit, from the cache alone: a step of many tensors (more
   // than fits) then costs a walk over the votes, not the copies of the first few.
+  // (Their names too, to look their entries up under one lock.)
+  speculated_names_.clear();
   const bool fits = ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {
+    speculated_names_.push_back(cache_.NameAt(i));
     return Speculable(cache_, i, config_.size) && at + EntryBytes(cache_, i) <= room;
   });
   if (!fits) return false;
-  // Their entries, under one lock.
-  speculated_names_.clear();
-  ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t) {
-    speculated_names_.push_back(cache_.NameAt(i));
-    return true;
-  });
   queue_.PeekEach(speculated_names_, speculated_peeks_);
   size_t k = 0;
   return ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {

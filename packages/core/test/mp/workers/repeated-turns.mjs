@@ -2,7 +2,9 @@
 // again from the batches it kept (RequestQueue, EngineWrap::EnqueueRepeat): new values in the
 // same arrays every step must come back reduced exactly. Each step makes three turns: 20 named
 // gradients plus a grouped pair (rank 1 submits them in reverse order), one named metric, and an
-// unnamed allreduce (never kept); and a named blocking allreduce (EnqueueSyncRepeat). At step 25 both ranks detach gradient 7's input between the
+// unnamed allreduce (never kept); and a named blocking allreduce (EnqueueSyncRepeat); then a
+// broadcast from rank 1 in place, an allgather with a shape and no output (a new result array
+// each step) and one into an output, each a turn of its own. At step 25 both ranks detach gradient 7's input between the
 // call and the end of the turn: that turn goes to the engine as an ordinary batch, which refuses
 // the call; from then on the gradient is a new array.
 import * as kolo from '@kolo/core';
@@ -42,6 +44,10 @@ const blocking = new Float64Array(1);
 const blockingOut = new Float64Array(1);
 const wrong = [];
 let refused = '';
+const bcast = new Float32Array(5);
+const rows = new Int32Array(2);
+const gathered = new Int32Array(4);
+let lastRows = null;
 
 for (let step = 0; step < steps; step += 1) {
   // Gradient i, element k: rank + step + i + k on each rank, summed over 2 ranks.
@@ -84,6 +90,19 @@ for (let step = 0; step < steps; step += 1) {
   if (blockingOut[0] !== 1 + step) wrong.push(`step ${step}: blocking = ${blockingOut[0]}`);
   const [count] = await kolo.allreduce(new Int32Array([1]), { op: 'sum' });
   if (count !== 2) wrong.push(`step ${step}: count = ${count}`);
+  bcast.fill(rank === 1 ? 1000 + step : -1);
+  await kolo.broadcast(bcast, { root: 1, name: 'bcast', output: bcast });
+  if (bcast.some((v) => v !== 1000 + step)) wrong.push(`step ${step}: bcast = ${[...bcast]}`);
+  rows[0] = 100 * rank + step;
+  rows[1] = -rank;
+  const want = [step, 0, 100 + step, -1];
+  const got = await kolo.allgather(rows, { name: 'rows', shape: [1, 2] });
+  if (got.data === lastRows) wrong.push(`step ${step}: the same result array as the last step's`);
+  lastRows = got.data;
+  if (String([...got.data]) !== String(want) || String(got.shape) !== '2,2') wrong.push(`step ${step}: rows = ${[...got.data]} ${got.shape}`);
+  rows[1] = 7 * rank;
+  const into = await kolo.allgather(rows, { name: 'rows.into', output: gathered });
+  if (into.data !== gathered || String([...gathered]) !== String([step, 0, 100 + step, 7])) wrong.push(`step ${step}: into = ${[...gathered]}`);
 }
 console.log(`RESULT ${JSON.stringify({ rank, key: 'repeated', value: { wrong: wrong.slice(0, 5), refused, repeats, syncRepeats } })}`);
 await kolo.shutdown();
