@@ -122,6 +122,13 @@ export type NativeSettle = (
   count?: number,
 ) => void;
 
+/**
+ * What {@link NativeEngine.enqueueRepeat} returns when every call of the batch finished inside
+ * it with nothing to report: the caller settles each call as done (with results like the
+ * `done` a settle function gets: one result that carries nothing).
+ */
+export const allCallsDone = 2;
+
 /** A running engine: one background thread that negotiates, fuses and executes collectives. */
 export interface NativeEngine {
   /**
@@ -145,9 +152,11 @@ export interface NativeEngine {
    * without reading them again: the caller vouches that they are the same requests over the
    * same arrays, each still of the length it had (its memory is then where it was). Returns
    * false, queueing nothing, when the engine no longer keeps that batch (it keeps the 256 queued
-   * most recently). Absent from bindings that do not keep batches.
+   * most recently), and {@link allCallsDone} instead of true when every call finished inside
+   * this call with nothing to report (no results, no error): `settle` is then not called, and
+   * the caller settles each call as done itself. Absent from bindings that do not keep batches.
    */
-  enqueueRepeat?(token: number, settle: NativeSettle): boolean;
+  enqueueRepeat?(token: number, settle: NativeSettle): boolean | typeof allCallsDone;
   /**
    * The token the engine will keep the next `enqueueBatch` or `enqueueSync` batch under when it
    * queues every call, and asks it to keep that batch (`enqueueBatch(..., true)` asks itself).

@@ -1,4 +1,5 @@
 export { loadNative } from './load.js';
+export { allCallsDone } from './binding.js';
 export type {
   HostArray,
   NativeBinding,

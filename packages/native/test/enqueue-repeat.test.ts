@@ -158,6 +158,25 @@ describe('enqueueRepeat', () => {
     expect(gathered).toEqual([[0, 1, 2, 0], [10, 11, 2, 2], [20, 21, 2, 4], [30, 31, 2, 6]]);
   });
 
+  it('answers allCallsDone, calling no settle function, where every call finished inside it with nothing to report', async () => {
+    // One rank runs each cycle inside the call: a repeat of reductions and a barrier finishes
+    // there; one with an allgather (whose results carry data) is settled as usual.
+    const x = new Float32Array([1]);
+    const plain = [reduceCall('done.x', x, x, 2), { requests: [request({ type: barrier, name: 'done.b' })], grouped: false }];
+    const kept = await run(engine, plain, { keep: true });
+    const again = await run(engine, plain, { repeat: kept.token! });
+    expect(again).toMatchObject({ allDone: true, outcomes: [[{}], [{}]] });
+    expect(x[0]).toBe(4);
+    const g = new Int32Array([7]);
+    const mixed = [reduceCall('done.y', x, x, 2), { requests: [request({ type: requestTypes['allgather']!, name: 'done.g', dtype: dtypes['int32']!, shape: [1], input: g })], grouped: false }];
+    const keptMixed = await run(engine, mixed, { keep: true });
+    const settledMixed = await run(engine, mixed, { repeat: keptMixed.token! });
+    expect(settledMixed.allDone).toBe(false);
+    expect(settledMixed.atOnce).toEqual([0, 1]);
+    expect((settledMixed.outcomes[1] as [{ splits: number[] }])[0].splits).toEqual([1]);
+    expect(x[0]).toBe(16);
+  });
+
   it('runs a kept call blocking or not, whichever ran it last', async () => {
     const x = new Float32Array([1]);
     const call = reduceCall('rec.both', x, x, 2);

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { loadNative, type NativeCall, type NativeEngine, type NativeEngineConfig, type NativeRequest, type NativeSettle } from '../lib/index.js';
+import { allCallsDone, loadNative, type NativeCall, type NativeEngine, type NativeEngineConfig, type NativeRequest, type NativeSettle } from '../lib/index.js';
 
 export const native = loadNative();
 export const { dtypes, requestTypes, reduceOps } = native.constants;
@@ -33,11 +33,15 @@ export function start(prefix: string, options: { sharedMemory?: boolean } = {}):
   return native.startEngine(oneRankConfig(prefix, options));
 }
 
-/** What {@link run} resolves with; `token` is what enqueueBatch returned (kept batches). */
+/**
+ * What {@link run} resolves with; `token` is what enqueueBatch returned (kept batches); `allDone`:
+ * a repeat answered allCallsDone (every call done inside it, the settle function not called).
+ */
 export interface BatchOutcomes {
   readonly outcomes: unknown[];
   readonly atOnce: number[];
   readonly token: number | undefined;
+  readonly allDone: boolean;
 }
 
 /**
@@ -61,14 +65,25 @@ export function run(engine: NativeEngine, calls: NativeCall[], { keep = false, r
       });
       settled += count ?? 0;
       // Resolved once enqueueBatch returned (with the token), even when every call settled in it.
-      if (settled === calls.length && returned) resolve({ outcomes, atOnce, token });
+      if (settled === calls.length && returned) resolve({ outcomes, atOnce, token, allDone: false });
     };
+    let allDone = false;
     if (repeat === undefined) {
       token = engine.enqueueBatch(calls, settle, keep);
-    } else if (!engine.enqueueRepeat!(repeat, settle)) {
-      reject(new Error(`the engine keeps no batch under token ${repeat}`));
+    } else {
+      const queued = engine.enqueueRepeat!(repeat, settle);
+      if (queued === false) reject(new Error(`the engine keeps no batch under token ${repeat}`));
+      if (queued === allCallsDone) {
+        expect(settled).toBe(0);
+        calls.forEach((_, index) => {
+          outcomes[index] = [{}];
+          atOnce.push(index);
+        });
+        settled = calls.length;
+        allDone = true;
+      }
     }
     returned = true;
-    if (settled === calls.length) resolve({ outcomes, atOnce, token });
+    if (settled === calls.length) resolve({ outcomes, atOnce, token, allDone });
   });
 }

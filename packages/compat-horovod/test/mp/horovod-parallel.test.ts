@@ -281,7 +281,8 @@ describe.each([2, 3, 4])("Horovod's parallel tests on %i ranks", (size) => {
       };
     };
     const negotiation = ['B NEGOTIATE_ALLREDUCE', 'E ', ...all.map((r) => `X ${r}`)].sort();
-    const end = (ts: number) => ({ ph: 'E', ts, pid: 1, args: { dtype: 'float32', shape: '[2]' } });
+    // The tensor's row follows the barrier's (the worker's barrier after each start: pid 1).
+    const end = (ts: number) => ({ ph: 'E', ts, pid: 2, args: { dtype: 'float32', shape: '[2]' } });
     const marked = read('timeline.marked.json', 'test_allreduce');
     const restarted = read('timeline.restarted.json', 'test_allreduce.restarted');
     expect(marked).toEqual({ header: 'number', cycles: true, negotiation, op: 'B ALLREDUCE', end: end(marked.end?.ts ?? -1) });

@@ -1,7 +1,10 @@
-import type { NativeCall, NativeEngine, NativeResult, NativeSettle } from '@kolo/native';
+import { allCallsDone, type NativeCall, type NativeEngine, type NativeResult, type NativeSettle } from '@kolo/native';
 
 /** Every turn's flush is a reaction to this one settled promise. */
 const settledPromise = Promise.resolve();
+
+/** The results of a call the engine finished with nothing to report (as its `done`). */
+const doneResults: readonly NativeResult[] = Object.freeze([Object.freeze({})]);
 
 /** What RequestQueue keeps per call besides the call, in this order (see `sides`). */
 const sideContext = 0;
@@ -152,6 +155,19 @@ export class RequestQueue {
       if (fail === undefined) (sides[at + sideReject] as (error: unknown) => void)(error);
       else settle(sides, index, fail(error, calls[index] as QueuedCall<unknown>, sides[at + sideContext], fromEngine));
     };
+    // Resolves call `index` with its finish of `results`, or fails it with what finish threw.
+    const finishCall = (index: number, results: readonly NativeResult[]): void => {
+      const call = calls[index];
+      if (call === undefined) return;
+      let value: unknown;
+      try {
+        value = call.finish(results);
+      } catch (error) {
+        failCall(index, error, false);
+        return;
+      }
+      settle(sides, index, value);
+    };
     const settleBatch: NativeSettle = (indices, outcomes, done, count = indices.length) => {
       // Where every call is `done`, outcomes is empty: reading past its end would go through
       // V8's slow property lookup (up the prototype chain) once per call.
@@ -163,20 +179,12 @@ export class RequestQueue {
           failCall(index, outcome, true);
           continue;
         }
-        const call = calls[index];
-        if (call === undefined) continue;
-        let value: unknown;
-        try {
-          value = call.finish(outcome as readonly NativeResult[]);
-        } catch (error) {
-          failCall(index, error, false);
-          continue;
-        }
-        settle(sides, index, value);
+        finishCall(index, outcome as readonly NativeResult[]);
       }
     };
     try {
-      this.enqueue(calls, settleBatch);
+      // Every call finished in the engine's call with nothing to report: settled here.
+      if (this.enqueue(calls, settleBatch)) for (let index = 0; index < calls.length; index++) finishCall(index, doneResults);
     } catch (error) {
       // Only a binding that breaks its contract gets here: fail this turn's calls, not the
       // caller (a promise settles once, so calls the binding already settled keep their outcome).
@@ -206,12 +214,16 @@ export class RequestQueue {
     return results;
   }
 
-  /** Hands a turn's calls to the engine, again from what it kept where they repeat a kept turn. */
-  private enqueue(calls: QueuedCall<unknown>[], settle: NativeSettle): void {
+  /**
+   * Hands a turn's calls to the engine, again from what it kept where they repeat a kept turn.
+   * True when the engine finished every call with nothing to report and left settling them to
+   * the caller (see NativeEngine.enqueueRepeat); otherwise `settle` hears of each.
+   */
+  private enqueue(calls: QueuedCall<unknown>[], settle: NativeSettle): boolean {
     const engine = this.engine;
     if (engine.enqueueRepeat === undefined || !recurring(calls)) {
       engine.enqueueBatch(calls, settle);
-      return;
+      return false;
     }
     const first = calls[0] as QueuedCall<unknown>;
     const turn = this.recurringTurns.get(first);
@@ -222,9 +234,13 @@ export class RequestQueue {
       }
       this.recurringTurns.set(first, { calls, token: 0 });
       engine.enqueueBatch(calls, settle);
-      return;
+      return false;
     }
-    if (turn.token !== 0 && engine.enqueueRepeat(turn.token, settle)) return;
+    if (turn.token !== 0) {
+      const queued = engine.enqueueRepeat(turn.token, settle);
+      if (queued !== false) return queued === allCallsDone;
+    }
     turn.token = engine.enqueueBatch(calls, settle, true) ?? 0;
+    return false;
   }
 }

@@ -2,7 +2,7 @@
 // the same recurring calls (QueuedCall.intact) is an ordinary batch the first time, kept the
 // second, and queued again from what the engine kept after that. The engine's side of keeping:
 // packages/native (enqueue-repeat.test.ts); over real processes: mp/repeated-turns.test.ts.
-import type { NativeCall, NativeEngine, NativeRequest, NativeResult, NativeSettle } from '@kolo/native';
+import { allCallsDone, type NativeCall, type NativeEngine, type NativeRequest, type NativeResult, type NativeSettle } from '@kolo/native';
 import { describe, expect, it } from 'vitest';
 import { RequestQueue, type QueuedCall } from '../../src/runtime/request-queue.js';
 
@@ -13,7 +13,7 @@ type Logged = string;
  * to keep; it answers with tokens 1, 2, ...) and `repeat <token>`, and for blocking calls `sync`,
  * `sync keep <token>` and `sync repeat <token>`; `refuse` makes the repeats refuse those tokens.
  */
-function stubEngine({ repeats = true } = {}): { engine: NativeEngine; log: Logged[]; refuse: Set<number> } {
+function stubEngine({ repeats = true, allDone = false } = {}): { engine: NativeEngine; log: Logged[]; refuse: Set<number> } {
   const log: Logged[] = [];
   const refuse = new Set<number>();
   const kept = new Map<number, readonly NativeCall[]>();
@@ -49,6 +49,8 @@ function stubEngine({ repeats = true } = {}): { engine: NativeEngine; log: Logge
           enqueueRepeat: (token: number, settle: NativeSettle) => {
             if (!kept.has(token) || refuse.has(token)) return false;
             log.push(`repeat ${token}`);
+            // allDone: as the addon answers when every call finished inside the repeat.
+            if (allDone) return allCallsDone;
             settleAll(kept.get(token)!.length, settle);
             return true;
           },
@@ -74,6 +76,32 @@ describe('RequestQueue: repeated turns', () => {
     const queue = new RequestQueue(stub.engine);
     const calls = ['a', 'b', 'c'].map((n) => recurringCall(n));
     for (let i = 0; i < 4; i++) expect(await turn(queue, calls)).toEqual(['a', 'b', 'c']);
+    expect(stub.log).toEqual(['batch', 'keep', 'repeat 1', 'repeat 1']);
+  });
+
+  it('settles every call of a repeat itself where the engine answers that all finished with nothing to report', async () => {
+    const stub = stubEngine({ allDone: true });
+    const queue = new RequestQueue(stub.engine);
+    const seen: (readonly NativeResult[])[] = [];
+    const failing: QueuedCall<string> = {
+      requests: [{ name: 'f' } as never],
+      grouped: false,
+      finish: (results) => {
+        seen.push(results);
+        if (seen.length === 3) throw new RangeError('finish refused');
+        return 'f';
+      },
+      intact: () => true,
+    };
+    const calls = [recurringCall('a'), failing];
+    for (let i = 0; i < 2; i++) expect(await turn(queue, calls)).toEqual(['a', 'f']);
+    // The third turn is the first repeat: its finish sees the one result that carries nothing,
+    // and what a finish throws rejects its call alone.
+    const third = await Promise.allSettled(calls.map((c) => queue.submit(c)));
+    expect(third.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect((third[1] as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
+    expect(await turn(queue, calls)).toEqual(['a', 'f']);
+    expect(seen.slice(2)).toEqual([[{}], [{}]]);
     expect(stub.log).toEqual(['batch', 'keep', 'repeat 1', 'repeat 1']);
   });
 

@@ -180,9 +180,15 @@ void EngineWrap::Deliver(Napi::Env env, Delivery& delivery) {
   for (size_t k = 0; k < used; ++k) {
     Settled& s = settled[k];
     const size_t n = s.indices.size();
+    const bool any_outcome =
+        std::any_of(s.outcomes.begin(), s.outcomes.end(), [](napi_value o) { return o != nullptr; });
+    if (s.settler == direct_settler_ && !any_outcome && n == direct_calls_) {
+      direct_done_ = true;  // QueueBatch's caller settles them all as done
+      continue;
+    }
     const napi_value indices = Indices(env, s.indices);
     napi_value outcomes;
-    if (std::any_of(s.outcomes.begin(), s.outcomes.end(), [](napi_value o) { return o != nullptr; })) {
+    if (any_outcome) {
       Napi::Array a = Napi::Array::New(env, n);
       for (size_t i = 0; i < n; ++i) {
         if (s.outcomes[i] != nullptr) a.Set(static_cast<uint32_t>(i), Napi::Value(env, s.outcomes[i]));

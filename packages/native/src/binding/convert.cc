@@ -331,7 +331,7 @@ void FinishCall(std::vector<EntryPtr>& entries, bool grouped, const JobPtr& job)
       e->request.group_size = static_cast<int32_t>(n);
     }
   }
-  job->remaining = static_cast<int>(n);
+  job->remaining.store(static_cast<int>(n), std::memory_order_relaxed);  // published by the queue lock
   job->done.resize(n);
 }
 

@@ -326,7 +326,7 @@ Napi::Value EngineWrap::EnqueueBatch(const Napi::CallbackInfo& info) {
 // is pinned while calls are in flight. With `batch.record` set, keeps the batch when every
 // call was queued and returns its token; otherwise 0.
 uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays,
-                               KeptBatch* kept) {
+                               KeptBatch* kept, bool* all_done) {
   std::shared_ptr<Settler> settler = spare_settler_ ? std::move(spare_settler_) : std::make_shared<Settler>();
   settler->fn_in_call = settle;
   // Calls that fail at once (rare): made on the first.
@@ -398,7 +398,21 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
     KOLO_TRACE_POINT("handed-off");
     engine_->Wake();
   }
-  DeliverInline(env);
+  if (all_done != nullptr && failed == 0) {
+    // A settle function may make a blocking call, whose own delivery must not take this over.
+    const Settler* outer_settler = direct_settler_;
+    const size_t outer_calls = direct_calls_;
+    direct_settler_ = settler.get();
+    direct_calls_ = batch.calls.size();
+    direct_done_ = false;
+    DeliverInline(env);
+    *all_done = direct_done_;
+    direct_settler_ = outer_settler;
+    direct_calls_ = outer_calls;
+    direct_done_ = false;
+  } else {
+    DeliverInline(env);
+  }
   // Calls still in flight hold the settler: pin what they need past this call. (A count of one
   // cannot grow again: only the batch's jobs copy it, and they were all made above.)
   if (settler.use_count() > 1) {

@@ -121,8 +121,11 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   uint32_t Keep(PackedBatch& batch);
   uint32_t NextToken() const;
   KeptBatch* FindKept(napi_value token);
+  // With `all_done` given, a batch whose every call finishes inside this call with nothing to
+  // report (no results, no error) is not settled through `settle`: *all_done is set instead,
+  // and the caller settles each call as done (EnqueueRepeat's answer).
   uint32_t QueueBatch(Napi::Env env, PackedBatch& batch, napi_value settle, napi_value arrays,
-                      KeptBatch* kept = nullptr);
+                      KeptBatch* kept = nullptr, bool* all_done = nullptr);
   // The job of call `i` of `batch` (`kept`'s, or null), its entries in `entries`, ready to
   // queue: from TakeSpare where the kept batch has it, else read anew (and, for a kept batch,
   // marked to go back to it once delivered). Throws Napi::Error on a malformed call.
@@ -175,6 +178,11 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   };
   std::vector<Settled> settled_;
   bool settling_ = false;
+  // While QueueBatch delivers with `all_done` asked: its batch's settler and call count, and
+  // whether Deliver found every call done and so left them to QueueBatch's caller.
+  const Settler* direct_settler_ = nullptr;
+  size_t direct_calls_ = 0;
+  bool direct_done_ = false;
 };
 
 }  // namespace kolo

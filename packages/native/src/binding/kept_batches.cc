@@ -11,7 +11,9 @@ namespace kolo {
 // length (so their memory is where it was: a typed array's data lies outside V8's heap, or is
 // moved there, once N-API has read it). Skips packing the batch in JS, passing its arrays, and
 // reading each. False, and nothing queued, when the binding no longer keeps that batch (it
-// keeps the kMaxKept most recently queued).
+// keeps the kMaxKept most recently queued). 2 instead of true when every call finished inside
+// this call with nothing to report: `settle` was not called, and the caller settles each call as
+// done (one call from C++ into JS less, about a tenth of a small awaited allreduce).
 Napi::Value EngineWrap::EnqueueRepeat(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[1].IsFunction()) {
@@ -22,8 +24,9 @@ Napi::Value EngineWrap::EnqueueRepeat(const Napi::CallbackInfo& info) {
   if (kept == nullptr) return Napi::Boolean::New(env, false);
   kept->batch.replay = true;
   kept->batch.record = false;
-  QueueBatch(env, kept->batch, info[1], nullptr, kept);
-  return Napi::Boolean::New(env, true);
+  bool all_done = false;
+  QueueBatch(env, kept->batch, info[1], nullptr, kept, &all_done);
+  return all_done ? Napi::Value(Napi::Number::New(env, 2)) : Napi::Value(Napi::Boolean::New(env, true));
 }
 
 // The kept batch of the token `value` names, marked as just used; null when none is kept.
@@ -96,7 +99,7 @@ JobPtr EngineWrap::TakeSpare(KeptBatch& kept, uint32_t i, const std::shared_ptr<
     e->owner = job;
     entries.push_back(std::move(e));
   }
-  job->remaining = static_cast<int>(entries.size());
+  job->remaining.store(static_cast<int>(entries.size()), std::memory_order_relaxed);  // published by the queue lock
   job->settler = settler;
   return job;
 }

@@ -295,13 +295,19 @@ if (rank === 0) {
   report('barrier', sums);
 }
 
-// test_timeline_api: rank 0 writes each file; the vitest file reads them after the job.
+// test_timeline_api: rank 0 writes each file; the vitest file reads them after the job. Rank 0
+// opens a timeline at its next cycle; one already under way may gather another rank's first
+// request for the tensor, whose negotiation would then have begun before the file did (CI saw
+// it once). The barrier after each start is negotiated in a cycle after it, so every rank's
+// request for the tensor reaches the coordinator once the file is open.
 {
   const dir = process.argv[2];
   hvd.start_timeline(`${dir}/timeline.marked.json`, { mark_cycles: true });
+  await hvd.barrier();
   await hvd.allreduce(new Float32Array([1, 2]), { name: 'test_allreduce' });
   hvd.stop_timeline();
   hvd.startTimeline(`${dir}/timeline.restarted.json`);
+  await hvd.barrier();
   await hvd.allreduce(new Float32Array([1, 2]), { name: 'test_allreduce.restarted' });
   hvd.stopTimeline();
 }
