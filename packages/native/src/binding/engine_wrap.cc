@@ -363,7 +363,7 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
         CallJob(env, batch, i, kept, settler, entries[i])->sync = false;
       } catch (const Napi::Error& e) {
         errors[i] = e.Value();
-        status[i] = Status::Error(StatusCode::kInternal, "unread");
+        status[i] = Status::Error(StatusCode::kInternal, "unread");  // EnqueueEach skips it
       }
     }
     // Entries in a vector of their own per call: EnqueueEach leaves those of a refused call.
@@ -399,7 +399,7 @@ uint32_t EngineWrap::QueueBatch(Napi::Env env, PackedBatch& batch, napi_value se
     engine_->Wake();
   }
   if (all_done != nullptr && failed == 0) {
-    // A settle function may make a blocking call, whose own delivery must not take this over.
+    // Saved and restored around the delivery, should anything it runs queue a batch of its own.
     const Settler* outer_settler = direct_settler_;
     const size_t outer_calls = direct_calls_;
     direct_settler_ = settler.get();
