@@ -1,30 +1,19 @@
+import type { NativeEngineConfig } from '@kolo/native';
 import { invalidArgument } from '../validation/invalid-argument.js';
 import type { ConfigOptions, Env } from './config-options.js';
 import { envField, firstField, optionField, toInteger, type ConfigField } from './config-field.js';
 import { launcherVariables, type LauncherKind, type TopologyKey } from './launcher-env.js';
 
 /**
- * Where this process sits in the job.
+ * Where this process sits in the job: the engine configuration's placement fields (documented
+ * there).
  *
  * @example
  * ```ts
  * const { rank, size }: Topology = resolveConfig().engine;
  * ```
  */
-export interface Topology {
-  /** This process's rank in the job, 0 … size - 1. */
-  readonly rank: number;
-  /** The number of processes in the job. */
-  readonly size: number;
-  /** This process's rank among the processes on its host. */
-  readonly localRank: number;
-  /** The number of processes on this host. */
-  readonly localSize: number;
-  /** This host's index among the hosts (the rank among processes with the same localRank). */
-  readonly crossRank: number;
-  /** The number of hosts (processes with the same localRank). */
-  readonly crossSize: number;
-}
+export type Topology = Pick<NativeEngineConfig, 'rank' | 'size' | 'localRank' | 'localSize' | 'crossRank' | 'crossSize'>;
 
 /**
  * Resolves and validates the topology: explicit options, then the launcher's variables. Missing

@@ -1,25 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MismatchError, allreduce, allreduceSync, init, shutdown } from '../../src/index.js';
+import { MismatchError, allreduce, allreduceSync, shutdown } from '../../src/index.js';
 import { useCleanEnv } from './clean-env.js';
-import { createFakeBinding, fakeConstants, nativeError, type FakeBinding } from './fake-binding.js';
+import { fakeConstants, nativeError } from './fake-binding.js';
+import { startFake } from './start-fake.js';
 
 useCleanEnv();
 afterEach(() => shutdown());
 
-const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
-
-/** A fake engine of `size` mirrored ranks (every peer submits what this rank submits). */
-async function start(
-  topology: { rank: number; size: number; callerStacks?: boolean } = { rank: 0, size: 1 },
-): Promise<FakeBinding> {
-  const binding = createFakeBinding();
-  await init({ binding, store, ...topology });
-  return binding;
-}
-
 describe('allreduce', () => {
   it('averages by default and sends the ids from the binding constants', async () => {
-    const binding = await start({ rank: 1, size: 3 });
+    const binding = await startFake({ rank: 1, size: 3 });
     const data = new Float32Array([1, 2, 3]);
     const out = await allreduce(data);
     expect(out).toEqual(new Float32Array([1, 2, 3]));
@@ -38,7 +28,7 @@ describe('allreduce', () => {
   });
 
   it('sums, scales and reduces in place into output', async () => {
-    await start({ rank: 0, size: 3 });
+    await startFake({ rank: 0, size: 3 });
     const data = new Float64Array([1, 2]);
     const out = await allreduce(data, {
       op: 'sum',
@@ -51,7 +41,7 @@ describe('allreduce', () => {
   });
 
   it('infers every dtype from the array class; Uint16Array is float16', async () => {
-    const binding = await start();
+    const binding = await startFake();
     const arrays = [
       new Int32Array(1),
       new BigInt64Array(1),
@@ -74,7 +64,7 @@ describe('allreduce', () => {
   });
 
   it('the sync form blocks and returns the result', async () => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     expect(allreduceSync(new Int32Array([3, -3]), { op: 'sum' })).toEqual(new Int32Array([6, -6]));
     expect(binding.calls[0]?.sync).toBe(true);
   });
@@ -127,7 +117,7 @@ describe('allreduce', () => {
       "Unknown option 'nmae' for allreduce; did you mean 'name'?",
     ],
   ])('validates %o with %o', async (data, options, text) => {
-    const binding = await start();
+    const binding = await startFake();
     expect(() => allreduce(data as Float32Array, options as object)).toThrow(text);
     expect(binding.calls).toHaveLength(0);
   });
@@ -139,7 +129,7 @@ describe('allreduce', () => {
     );
 
   it('rejects with the mapped error and the async stack of the function awaiting it', async () => {
-    const binding = await start({ rank: 1, size: 2 });
+    const binding = await startFake({ rank: 1, size: 2 });
     binding.failWith = mismatch;
     async function trainStep() {
       return await allreduce(new Float32Array(3), { name: 'w' });
@@ -155,7 +145,7 @@ describe('allreduce', () => {
   });
 
   it('with callerStacks, rejects with the stack of the call site even when nothing awaits it there', async () => {
-    const binding = await start({ rank: 1, size: 2, callerStacks: true });
+    const binding = await startFake({ rank: 1, size: 2, callerStacks: true });
     binding.failWith = mismatch;
     function trainStep() {
       return allreduce(new Float32Array(3), { name: 'w' });

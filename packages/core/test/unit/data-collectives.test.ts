@@ -6,7 +6,6 @@ import {
   barrier,
   broadcast,
   broadcastSync,
-  init,
   join,
   joinSync,
   reducescatter,
@@ -14,25 +13,15 @@ import {
   shutdown,
 } from '../../src/index.js';
 import { useCleanEnv } from './clean-env.js';
-import { createFakeBinding, fakeConstants, type FakeBinding } from './fake-binding.js';
+import { fakeConstants } from './fake-binding.js';
+import { startFake } from './start-fake.js';
 
 useCleanEnv();
 afterEach(() => shutdown());
 
-const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
-
-/** A fake engine of `size` mirrored ranks (every peer submits what this rank submits). */
-async function start(
-  topology: { rank: number; size: number; callerStacks?: boolean } = { rank: 0, size: 1 },
-): Promise<FakeBinding> {
-  const binding = createFakeBinding();
-  await init({ binding, store, ...topology });
-  return binding;
-}
-
 describe('allgather, broadcast, alltoall, reducescatter', () => {
   it('allgather concatenates along dim 0', async () => {
-    await start({ rank: 2, size: 3 });
+    await startFake({ rank: 2, size: 3 });
     const { data, shape } = await allgather(new Int32Array([1, 2, 3, 4]), { shape: [2, 2] });
     expect(shape).toEqual([6, 2]);
     expect([...data]).toEqual([1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
@@ -43,7 +32,7 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
   });
 
   it('allgather writes into an output of the gathered size and refuses any other', async () => {
-    const binding = await start({ rank: 1, size: 3 });
+    const binding = await startFake({ rank: 1, size: 3 });
     const output = new Int32Array(6).fill(-1);
     const gathered = await allgather(new Int32Array([4, 5]), { shape: [1, 2], output });
     expect(gathered.data).toBe(output);
@@ -74,7 +63,7 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
   });
 
   it('with callerStacks, an allgather output refused once the sizes are known carries the call site', async () => {
-    await start({ rank: 1, size: 3, callerStacks: true });
+    await startFake({ rank: 1, size: 3, callerStacks: true });
     function gatherStep(): Promise<unknown> {
       return allgather(new Int32Array([4, 5]), { name: 'g3', output: new Int32Array(4) });
     }
@@ -85,7 +74,7 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
   });
 
   it('broadcast validates root and receives in place', async () => {
-    const binding = await start({ rank: 0, size: 4 });
+    const binding = await startFake({ rank: 0, size: 4 });
     const data = new Float32Array([9, 8]);
     expect(await broadcast(data, { root: 3, output: data })).toBe(data);
     expect(binding.calls[0]?.requests[0]).toMatchObject({
@@ -103,7 +92,7 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
   });
 
   it('alltoall checks splits and reports received splits', async () => {
-    await start({ rank: 1, size: 2 });
+    await startFake({ rank: 1, size: 2 });
     const data = new Float32Array([0, 1, 2, 3, 4, 5]);
     const result = await alltoall(data, { splits: [1, 2], shape: [3, 2] });
     expect(result.receivedSplits).toEqual([2, 2]);
@@ -121,7 +110,7 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
   });
 
   it('reducescatter gives the first dim0 % size ranks one extra row', async () => {
-    await start({ rank: 1, size: 3 });
+    await startFake({ rank: 1, size: 3 });
     const data = new Float32Array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const { data: mine, shape } = await reducescatter(data, { shape: [5, 2], op: 'sum' });
     expect(shape).toEqual([2, 2]);
@@ -135,7 +124,7 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
 
 describe('barrier and join', () => {
   it('barrier resolves; join returns the last rank to join', async () => {
-    const binding = await start({ rank: 0, size: 3 });
+    const binding = await startFake({ rank: 0, size: 3 });
     await expect(barrier({ name: 'ckpt' })).resolves.toBeUndefined();
     expect(await join()).toBe(2);
     expect(joinSync()).toBe(2);

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { allgather, allgatherSync, allreduce, allreduceSync, broadcast, broadcastSync, groupedAllreduce, groupedAllreduceSync, init, shutdown } from '../../src/index.js';
+import { allreduce, allreduceSync, groupedAllreduce, groupedAllreduceSync, shutdown } from '../../src/index.js';
 import { useCleanEnv } from './clean-env.js';
-import { createFakeBinding, fakeConstants, type FakeBinding } from './fake-binding.js';
+import { fakeConstants } from './fake-binding.js';
+import { startFake } from './start-fake.js';
 import { recurringGroupPlan, recurringPlan, rememberGroupPlan, rememberPlan } from '../../src/collectives/recurring-plans.js';
 import type { Plan } from '../../src/collectives/run-plan.js';
 
@@ -11,22 +12,13 @@ import type { Plan } from '../../src/collectives/run-plan.js';
 useCleanEnv();
 afterEach(() => shutdown());
 
-const store = { kind: 'file', path: '/tmp/kolo-unit' } as const;
-
-/** A fake engine of `size` mirrored ranks (every peer submits what this rank submits). */
-async function start(topology: { rank: number; size: number } = { rank: 0, size: 1 }): Promise<FakeBinding> {
-  const binding = createFakeBinding();
-  await init({ binding, store, ...topology });
-  return binding;
-}
-
 describe('allreduce of the same arrays and options, call after call', () => {
   // What a training loop does: the same gradient, name and output every step, in a new literal.
   const step = (data: Float32Array, output: Float32Array, extra: object = {}) =>
     allreduce(data, { name: 'grad.w', op: 'sum', output, ...extra });
 
   it('sends the first call’s request again, reduced into the same output', async () => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     const data = new Float32Array([1, 2]);
     const output = new Float32Array(2);
     expect(await step(data, output)).toBe(output);
@@ -46,7 +38,7 @@ describe('allreduce of the same arrays and options, call after call', () => {
     ['another name', { name: 'grad.b' }, { name: 'grad.b' }],
     ['a shape', { shape: [2, 1] }, { shape: [2, 1] }],
   ])('makes a new request for %s', async (_what, extra, expected) => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     const data = new Float32Array([1, 2]);
     const output = new Float32Array(2);
     await step(data, output);
@@ -57,7 +49,7 @@ describe('allreduce of the same arrays and options, call after call', () => {
   });
 
   it('makes a new request for another output, and for a shape array edited between calls', async () => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     const data = new Float32Array([1, 2]);
     const shape = [2];
     await step(data, new Float32Array(2));
@@ -75,7 +67,7 @@ describe('allreduce of the same arrays and options, call after call', () => {
   });
 
   it('still refuses a misspelt option added to a repeated call', async () => {
-    const binding = await start();
+    const binding = await startFake();
     const data = new Float32Array([1, 2]);
     const output = new Float32Array(2);
     await step(data, output, { op: undefined });
@@ -90,7 +82,7 @@ describe('allreduce of the same arrays and options, call after call', () => {
     ['data', 0],
     ['output', 1],
   ])('still refuses the %s once its buffer was transferred away', async (name, which) => {
-    const binding = await start();
+    const binding = await startFake();
     const arrays = [new Float32Array([1, 2]), new Float32Array(2)] as const;
     await step(...arrays);
     const buffer = arrays[which]?.buffer as ArrayBuffer;
@@ -102,7 +94,7 @@ describe('allreduce of the same arrays and options, call after call', () => {
   });
 
   it('makes a new request where a shape, undefined before, is given', async () => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     const data = new Float32Array([1, 2]);
     const output = new Float32Array(2);
     await step(data, output, { shape: undefined });
@@ -113,100 +105,13 @@ describe('allreduce of the same arrays and options, call after call', () => {
   it('makes a new request on a new engine', async () => {
     const data = new Float32Array([1, 2]);
     const output = new Float32Array(2);
-    const before = await start();
+    const before = await startFake();
     await step(data, output);
     await shutdown();
-    const after = await start();
+    const after = await startFake();
     await step(data, output);
     expect(after.calls[0]?.requests[0]).not.toBe(before.calls[0]?.requests[0]);
     expect(after.calls[0]?.requests[0]).toEqual(before.calls[0]?.requests[0]);
-  });
-});
-
-describe('broadcast and allgather of the same arrays and options, call after call', () => {
-  it('sends a broadcast’s request again while root, name, shape and output repeat', async () => {
-    const binding = await start({ rank: 1, size: 2 });
-    const data = new Float32Array([1, 2]);
-    const call = (extra: object = {}) => broadcast(data, { root: 0, name: 'w', output: data, shape: [2, 1], ...extra });
-    expect(await call()).toBe(data);
-    expect(await call()).toBe(data);
-    expect(broadcastSync(data, { root: 0, name: 'w', output: data, shape: [2, 1] })).toBe(data);
-    await call({ root: 1 });
-    await call({ shape: [1, 2] });
-    const requests = binding.calls.map((c) => c.requests[0]);
-    expect(requests[1]).toBe(requests[0]);
-    expect(requests[2]).toBe(requests[0]);
-    expect(requests[3]).not.toBe(requests[0]);
-    expect(requests.map((r) => [r?.root, r?.shape])).toEqual([[0, [2, 1]], [0, [2, 1]], [0, [2, 1]], [1, [2, 1]], [0, [1, 2]]]);
-  });
-
-  it('makes a new broadcast request, and a new result each call, without an output', async () => {
-    const binding = await start({ rank: 0, size: 2 });
-    const data = new Float32Array([1, 2]);
-    const first = await broadcast(data, { root: 0, name: 'w' });
-    const second = await broadcast(data, { root: 0, name: 'w' });
-    expect(second).not.toBe(first);
-    expect(binding.calls[1]?.requests[0]).not.toBe(binding.calls[0]?.requests[0]);
-  });
-
-  it('sends an allgather’s request again and makes each call’s result from its own results', async () => {
-    const binding = await start({ rank: 0, size: 2 });
-    const data = new Float32Array([1, 2]);
-    const first = await allgather(data, { name: 'rows', shape: [1, 2] });
-    data[0] = 5;
-    const second = await allgather(data, { name: 'rows', shape: [1, 2] });
-    const third = allgatherSync(data, { name: 'rows', shape: [1, 2] });
-    expect(second.data).not.toBe(first.data);
-    expect([...first.data]).toEqual([1, 2, 1, 2]);
-    expect([...second.data]).toEqual([5, 2, 5, 2]);
-    expect(second.shape).toEqual([2, 2]);
-    expect(third.data).not.toBe(second.data);
-    const output = new Float32Array(4);
-    expect((await allgather(data, { name: 'rows', shape: [1, 2], output })).data).toBe(output);
-    expect((await allgather(data, { name: 'rows', shape: [1, 2], output })).data).toBe(output);
-    const requests = binding.calls.map((c) => c.requests[0]);
-    expect(requests[1]).toBe(requests[0]);
-    expect(requests[2]).toBe(requests[0]);
-    expect(requests[3]).not.toBe(requests[0]);
-    expect(requests[4]).toBe(requests[3]);
-  });
-
-  it('still refuses an allgather output of the wrong length on a repeated call', async () => {
-    await start({ rank: 0, size: 2 });
-    const data = new Float32Array([1, 2]);
-    const output = new Float32Array(3);
-    const call = () => allgather(data, { name: 'rows', output });
-    await expect(call()).rejects.toThrow('Expected a Float32Array of length 4 (the gathered shape [4])');
-    await expect(call()).rejects.toThrow('Expected a Float32Array of length 4 (the gathered shape [4])');
-  });
-
-  it('finds each of an array’s last four plans when calls of it alternate', async () => {
-    const binding = await start({ rank: 0, size: 2 });
-    const data = new Float32Array([1, 2]);
-    const outputs = Array.from({ length: 5 }, () => new Float32Array(2));
-    const call = (k: number) => allreduce(data, { name: `x${k}`, op: 'sum', output: outputs[k] });
-    for (let round = 0; round < 2; round++) for (let k = 0; k < 4; k++) await call(k);
-    await call(4); // a fifth: the least recently used (x0's) goes
-    await call(3);
-    await call(0);
-    const requests = binding.calls.map((c) => c.requests[0]);
-    for (let k = 0; k < 4; k++) expect(requests[4 + k]).toBe(requests[k]);
-    expect(requests[9]).toBe(requests[3]);
-    expect(requests[10]).not.toBe(requests[0]);
-    expect(requests.map((r) => r?.name)).toEqual(['x0', 'x1', 'x2', 'x3', 'x0', 'x1', 'x2', 'x3', 'x4', 'x3', 'x0']);
-  });
-
-  it('keeps each collective’s plans apart for the same array and name', async () => {
-    const binding = await start({ rank: 0, size: 2 });
-    const data = new Float32Array([1, 2]);
-    await allreduce(data, { name: 'x', output: data, op: 'sum' });
-    await broadcast(data, { name: 'x', output: data, root: 0 });
-    await allreduce(data, { name: 'x', output: data, op: 'sum' });
-    await broadcast(data, { name: 'x', output: data, root: 0 });
-    const requests = binding.calls.map((c) => c.requests[0]);
-    expect(requests[2]).toBe(requests[0]);
-    expect(requests[3]).toBe(requests[1]);
-    expect(requests[1]).not.toBe(requests[0]);
   });
 });
 
@@ -216,7 +121,7 @@ describe('groupedAllreduce of the same arrays and options, call after call', () 
     groupedAllreduce([...inputs], { name: 'grads', op: 'sum', outputs: [...outputs], ...extra });
 
   it('sends the first call’s requests again, and each call gets a list of its own', async () => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     const inputs = arrays();
     const outputs = arrays();
     const first = await group(inputs, outputs);
@@ -241,7 +146,7 @@ describe('groupedAllreduce of the same arrays and options, call after call', () 
     ['shapes', (i: Float32Array[], o: Float32Array[]) => group(i, o, { shapes: [[1, 2], [1]] })],
     ['another op', (i: Float32Array[], o: Float32Array[]) => group(i, o, { op: 'max' })],
   ])('makes new requests for %s', async (_what, again) => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     const inputs = arrays();
     const outputs = arrays();
     await group(inputs, outputs);
@@ -251,7 +156,7 @@ describe('groupedAllreduce of the same arrays and options, call after call', () 
   });
 
   it('makes new requests where shapes, undefined before, are given', async () => {
-    const binding = await start({ rank: 0, size: 2 });
+    const binding = await startFake({ rank: 0, size: 2 });
     const inputs = arrays();
     const outputs = arrays();
     await group(inputs, outputs, { shapes: undefined });
@@ -260,7 +165,7 @@ describe('groupedAllreduce of the same arrays and options, call after call', () 
   });
 
   it('still refuses an array more than outputs', async () => {
-    const binding = await start();
+    const binding = await startFake();
     const inputs = arrays();
     const outputs = arrays();
     await group(inputs, outputs);
@@ -271,7 +176,7 @@ describe('groupedAllreduce of the same arrays and options, call after call', () 
   });
 
   it('still refuses a member whose buffer was transferred away, naming it', async () => {
-    const binding = await start();
+    const binding = await startFake();
     const inputs = arrays();
     const outputs = arrays();
     await group(inputs, outputs);
