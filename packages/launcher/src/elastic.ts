@@ -28,21 +28,11 @@ export interface ElasticOptions {
 /** Horovod's bounds on `--blacklist-cooldown-range`, in ms. */
 const cooldownBoundsMs = [1000, 3_600_000] as const;
 
-/** A worker's place in one elastic generation, as workers read it from the store. */
-export interface ElasticTopology {
-  /** Rank in the new generation. */
-  readonly rank: number;
-  /** Number of workers in the new generation. */
-  readonly size: number;
-  /** Index among the generation's workers on the same host. */
-  readonly localRank: number;
-  /** Number of the generation's workers on this host. */
-  readonly localSize: number;
-  /** Index of this worker's host among the generation's hosts. */
-  readonly crossRank: number;
-  /** Number of hosts in the generation. */
-  readonly crossSize: number;
-}
+/**
+ * A worker's place in one elastic generation, as workers read it from the store: a placement's
+ * ranks and sizes, counted over the generation's workers and hosts.
+ */
+export type ElasticTopology = Pick<WorkerPlacement, 'rank' | 'size' | 'localRank' | 'localSize' | 'crossRank' | 'crossSize'>;
 
 /**
  * Checks `--min-np A --max-np B -np N` (A ≤ N ≤ B); either bound alone defaults the other to N.
