@@ -101,6 +101,11 @@ function sameOptions(options: RecurringOptions, last: Recurring<unknown>): boole
   );
 }
 
+/** True when a call with `options` is the one `last` was made for: the same output and options. */
+function sameCall(options: RecurringOptions, last: Recurring<unknown>): boolean {
+  return options.output === last.outputs[0] && sameOptions(options, last);
+}
+
 /** True when every array of `last` still has the length its plan was made for. */
 function sameLengths(last: Recurring<unknown>): boolean {
   const { inputs, outputs, lengths } = last;
@@ -167,7 +172,7 @@ export function recurringPlan<T>(kind: RecurringKind, running: Running, data: un
   if (recorded === undefined) return undefined;
   for (let i = 0; i < recorded.length; i++) {
     const last = recorded[i] as Recurring<T>;
-    if (last.running !== running || options.output !== last.outputs[0] || !sameOptions(options, last)) continue;
+    if (last.running !== running || !sameCall(options, last)) continue;
     if (i > 0) {
       // Most recently used first: a fifth plan then replaces the one unused for longest.
       recorded.splice(i, 1);
@@ -202,7 +207,7 @@ export function rememberPlan<T>(kind: RecurringKind, running: Running, data: Hos
   }
   // In place of a plan of the same output and options (made again: an array changed length, or
   // another engine), else of the least recently used.
-  const same = recorded.findIndex((r) => r.outputs[0] === output && sameOptions(options, r));
+  const same = recorded.findIndex((r) => sameCall(options, r));
   if (same >= 0) recorded.splice(same, 1);
   else if (recorded.length >= plansPerArray) recorded.pop();
   recorded.unshift(made);

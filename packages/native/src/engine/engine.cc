@@ -86,15 +86,21 @@ void Engine::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
+Status Engine::RefusalLocked() const {
+  if (stopped_) return final_status_;
+  if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
+  return Status::Ok();
+}
+
 Status Engine::Enqueue(std::vector<EntryPtr>& entries, bool wake) {
   for (EntryPtr& e : entries) e->request.rank = config_.rank;
   Status status;
   {
     std::lock_guard<std::mutex> lock(state_mu_);
-    if (stopped_) return final_status_;
-    if (shutdown_requested_) return Status::Error(StatusCode::kShutDown, ShutDownMessage());
-    Status membership = CheckMembership(entries);
-    if (!membership.ok()) return membership;
+    status = RefusalLocked();
+    if (!status.ok()) return status;
+    status = CheckMembership(entries);
+    if (!status.ok()) return status;
     status = queue_.Add(entries);
   }
   if (status.ok() && wake) Wake();
@@ -103,9 +109,7 @@ Status Engine::Enqueue(std::vector<EntryPtr>& entries, bool wake) {
 
 void Engine::EnqueueEach(std::vector<std::vector<EntryPtr>>& calls, std::vector<Status>& statuses) {
   std::lock_guard<std::mutex> lock(state_mu_);
-  const Status refused = stopped_ ? final_status_
-                         : shutdown_requested_ ? Status::Error(StatusCode::kShutDown, ShutDownMessage())
-                                               : Status::Ok();
+  const Status refused = RefusalLocked();
   for (size_t i = 0; i < statuses.size(); ++i) {
     if (!statuses[i].ok()) continue;
     if (!refused.ok()) {

@@ -205,6 +205,8 @@ class Engine {
   std::vector<EntryPtr> TakeEntries(const Response& response);
 
   Status CheckMembership(const std::vector<EntryPtr>& entries);
+  // Under state_mu_: why nothing may be queued now (stopped, or shutting down), else ok.
+  Status RefusalLocked() const;
   void ConnectHierarchy();
   void GroupAllreduce(Group& g, void* data, int64_t count, DataType dtype, ReduceOp op);
   void GroupAllreduceInto(Group& g, const void* in, void* out, int64_t count, DataType dtype,
