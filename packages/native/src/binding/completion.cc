@@ -63,19 +63,30 @@ void EngineWrap::Finish(EntryPtr entry, const Status& status) {
   }
   job->done[index] = std::move(entry);
   if (job->remaining.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // On the JS thread (a cycle it runs itself), no lock: a blocking call's caller is this
+  // thread, so not waiting, and finished calls go straight to the list it settles on return.
+  const bool js_thread = std::this_thread::get_id() == js_thread_;
   if (job->sync) {
+    if (js_thread) return;
     { std::lock_guard<std::mutex> lock(job->mu); }
     job->cv.notify_all();
+  } else if (js_thread) {
+    inline_done_.push_back(std::move(job));
   } else {
     std::lock_guard<std::mutex> lock(batch_mu_);
     batch_.push_back(std::move(job));
+    batch_pending_.store(true, std::memory_order_relaxed);
   }
 }
 
 void EngineWrap::EndOfCycle() {
+  // Only the thread running a cycle fills batch_ (the flag is its own store, or one made
+  // before a lock it took since), so an unset flag is an empty batch: no lock.
+  if (!batch_pending_.load(std::memory_order_relaxed)) return;
   std::vector<JobPtr> jobs;
   {
     std::lock_guard<std::mutex> lock(batch_mu_);
+    batch_pending_.store(false, std::memory_order_relaxed);
     if (batch_.empty()) return;
     jobs.swap(batch_);
   }

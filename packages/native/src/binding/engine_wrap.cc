@@ -497,8 +497,12 @@ Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch, KeptBatch* ke
   KOLO_TRACE_POINT("queued");
   engine_->DriveUntil([&job] { return job->remaining.load(std::memory_order_acquire) == 0; });
   DeliverInline(env);
-  std::unique_lock<std::mutex> lock(job->mu);
-  job->cv.wait(lock, [&] { return job->remaining.load(std::memory_order_acquire) == 0; });
+  // Finished on this thread (the usual case: it ran the cycles), it is done without a lock;
+  // the acquire pairs with Finish's release of the last entry, after `error` and `done`.
+  if (job->remaining.load(std::memory_order_acquire) != 0) {
+    std::unique_lock<std::mutex> lock(job->mu);
+    job->cv.wait(lock, [&] { return job->remaining.load(std::memory_order_acquire) == 0; });
+  }
   KOLO_TRACE_POINT("returned");
   if (!job->error.ok()) {
     StatusToError(env, job->error).ThrowAsJavaScriptException();
@@ -509,7 +513,6 @@ Napi::Value EngineWrap::RunSync(Napi::Env env, PackedBatch& batch, KeptBatch* ke
   const Napi::Value results = job->done.size() == 1 && !CarriesResult(job->done[0].get())
                                   ? Napi::Value(env, DoneResult(env))
                                   : JobResults(env, *job, EmptyResult(env), ResultMaker(env));
-  lock.unlock();
   Recycle(job);
   return results;
 }

@@ -4,6 +4,7 @@
 
 #include <napi.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -73,6 +74,8 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   // Calls a cycle finished, handed over at its end. A cycle this thread ran gives the vector's
   // room back (its first completion then allocates nothing).
   std::vector<JobPtr> batch_;
+  // Set with a push to batch_, cleared when EndOfCycle takes it (under batch_mu_).
+  std::atomic<bool> batch_pending_{false};
   bool tsfn_open_ = false;
 
   // The JS thread, which runs cycles itself in enqueueSync and when every peer is ready.

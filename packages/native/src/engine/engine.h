@@ -171,9 +171,10 @@ class Engine {
   bool RunCycle();
   void WaitForWork();
   // Agrees on this cycle's responses. Those of cache hits come back in `*hits` (null when none;
-  // valid until the next cycle), to be performed before the list's.
+  // valid until the next cycle), to be performed before the list's. `now_ms`: the cycle's start
+  // (NowMs's clock), for how long requests have waited.
   ResponseList Negotiate(const std::vector<const Request*>& mine, bool shutdown,
-                         const std::vector<Response>** hits);
+                         const std::vector<Response>** hits, int64_t now_ms);
   ResponseList NegotiateFully(RequestList mine);
   // The fused responses of the cache entries `ready`: a set fused in a recent cycle (with no cache
   // change or new fusion threshold since) is reused, not fused again.

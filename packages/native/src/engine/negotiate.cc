@@ -156,7 +156,7 @@ void Engine::CastVotes(const std::vector<const Request*>& requests, std::vector<
 }
 
 ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shutdown,
-                               const std::vector<Response>** hits) {
+                               const std::vector<Response>** hits, int64_t now_ms) {
   *hits = nullptr;
   if (config_.response_cache_capacity == 0) {
     RequestList all;
@@ -165,7 +165,6 @@ ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shu
     all.shutdown = shutdown;
     return NegotiateFully(std::move(all));
   }
-  const int64_t now_ms = NowMs();
   std::vector<Request> uncached;
   CastVotes(mine, uncached, now_ms);
   std::vector<char>& votes = votes_;

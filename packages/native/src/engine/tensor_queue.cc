@@ -38,7 +38,9 @@ std::string DuplicateNameMessage() {
 
 Status TensorQueue::Add(std::vector<EntryPtr>& entries) {
   std::lock_guard<std::mutex> lock(mu_);
-  return AddLocked(entries);
+  Status status = AddLocked(entries);
+  Recount();
+  return status;
 }
 
 void TensorQueue::AddEach(std::vector<std::vector<EntryPtr>>& calls, std::vector<Status>& statuses) {
@@ -46,6 +48,7 @@ void TensorQueue::AddEach(std::vector<std::vector<EntryPtr>>& calls, std::vector
   for (size_t i = 0; i < statuses.size(); ++i) {
     if (statuses[i].ok()) statuses[i] = AddLocked(calls[i]);
   }
+  Recount();
 }
 
 Status TensorQueue::AddLocked(std::vector<EntryPtr>& entries) {
@@ -80,6 +83,7 @@ void TensorQueue::PopRequests(std::vector<const Request*>& out) {
     out.push_back(&e->request);
   }
   unsent_.clear();
+  Recount();
 }
 
 void TensorQueue::Forget(const TensorEntry& e) {
@@ -95,6 +99,7 @@ EntryPtr TensorQueue::Take(const std::string& name) {
   EntryPtr e = std::move(it->second);
   table_.erase(it);
   Forget(*e);
+  Recount();
   return e;
 }
 
@@ -131,6 +136,7 @@ void TensorQueue::TakeEachOf(const Names& names, std::vector<EntryPtr>& out) {
     table_.erase(it);
     Forget(*out.back());
   }
+  Recount();
 }
 
 std::optional<Request> TensorQueue::Find(const std::string& name) {
@@ -153,22 +159,8 @@ std::vector<EntryPtr> TensorQueue::TakeAll() {
   for (auto& slot : table_) out.push_back(std::move(slot.second));
   table_.clear();
   unsent_.clear();
+  Recount();
   return out;
-}
-
-bool TensorQueue::HasUnsent() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !unsent_.empty();
-}
-
-size_t TensorQueue::Unsent() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return unsent_.size();
-}
-
-size_t TensorQueue::InFlight() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return table_.size();
 }
 
 }  // namespace kolo

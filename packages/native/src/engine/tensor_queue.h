@@ -3,6 +3,7 @@
 // background thread under one mutex.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -99,10 +100,14 @@ class TensorQueue {
   // entries, so the entry stays valid until it takes it.
   const TensorEntry* Peek(std::string_view name);
   std::vector<EntryPtr> TakeAll();
-  size_t InFlight();
+  // The counts below take no lock (each costs a lock pair per call otherwise, against a small
+  // call's dozen): they are as of the last change any thread made under mu_, which a thread
+  // sees once it has synchronised with that one. Every use is a hint (whether to wake or wait
+  // for the background thread), and a thread's own changes are always in what it reads.
+  size_t InFlight() const { return in_flight_.load(std::memory_order_relaxed); }
   // Requests queued since the last PopRequests.
-  bool HasUnsent();
-  size_t Unsent();
+  bool HasUnsent() const { return Unsent() > 0; }
+  size_t Unsent() const { return unsent_count_.load(std::memory_order_relaxed); }
 
  private:
   template <typename Names>
@@ -111,6 +116,11 @@ class TensorQueue {
   Status AddLocked(std::vector<EntryPtr>& entries);
   // Under mu_: removes `e` (being taken) from unsent_ if no cycle has seen it.
   void Forget(const TensorEntry& e);
+  // Under mu_, after a change: the counts InFlight and Unsent read.
+  void Recount() {
+    in_flight_.store(table_.size(), std::memory_order_relaxed);
+    unsent_count_.store(unsent_.size(), std::memory_order_relaxed);
+  }
 
   std::mutex mu_;
   using Slot = std::pair<const std::string_view, EntryPtr>;
@@ -118,6 +128,8 @@ class TensorQueue {
                      std::equal_to<std::string_view>, PoolAllocator<Slot>>
       table_;
   std::vector<TensorEntry*> unsent_;
+  std::atomic<size_t> in_flight_{0};
+  std::atomic<size_t> unsent_count_{0};
 };
 
 std::string DuplicateNameMessage();

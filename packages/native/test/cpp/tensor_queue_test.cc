@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "engine/tensor_queue.h"
 
 namespace kolo {
@@ -134,6 +136,41 @@ TEST(TensorQueue, TakeAllEmptiesTableAndUnsentList) {
   EXPECT_EQ(q.InFlight(), 0u);
   EXPECT_FALSE(q.HasUnsent());
   EXPECT_FALSE(q.Find("a").has_value());
+}
+
+// InFlight and Unsent take no lock: counts kept with every change made under it, which another
+// thread reads once it has synchronised with the changing one (here, by joining it).
+TEST(TensorQueue, CountsFollowEveryChangeAndAreReadWithoutTheLock) {
+  TensorQueue q;
+  std::thread([&] {
+    std::vector<std::vector<EntryPtr>> calls;
+    calls.push_back(Call({"a", "b"}));
+    calls.push_back(Call({"c", "a"}));  // a duplicate: taken back, counts as they were
+    calls.push_back(Call({"d"}));
+    std::vector<Status> status(calls.size());
+    q.AddEach(calls, status);
+  }).join();
+  EXPECT_EQ(q.InFlight(), 3u);
+  EXPECT_EQ(q.Unsent(), 3u);
+  EXPECT_FALSE(q.Add(Call({"e", "d"})).ok());
+  EXPECT_EQ(q.InFlight(), 3u);
+  EXPECT_EQ(q.Unsent(), 3u);
+  std::vector<EntryPtr> taken;
+  q.TakeEach(std::vector<std::string_view>{"b"}, taken);  // unsent: leaves the unsent list too
+  EXPECT_EQ(q.InFlight(), 2u);
+  EXPECT_EQ(q.Unsent(), 2u);
+  std::vector<const Request*> popped;
+  q.PopRequests(popped);
+  EXPECT_EQ(q.InFlight(), 2u);
+  EXPECT_FALSE(q.HasUnsent());
+  ASSERT_NE(q.Take("a"), nullptr);
+  EXPECT_EQ(q.InFlight(), 1u);
+  ASSERT_TRUE(q.Add(Call({"f"})).ok());
+  EXPECT_EQ(q.InFlight(), 2u);
+  EXPECT_EQ(q.Unsent(), 1u);
+  EXPECT_EQ(q.TakeAll().size(), 2u);
+  EXPECT_EQ(q.InFlight(), 0u);
+  EXPECT_EQ(q.Unsent(), 0u);
 }
 
 }  // namespace
