@@ -84,7 +84,11 @@ export interface NativeResult {
    * buffer holding the result bytes.
    */
   readonly data?: ArrayBuffer;
-  /** allgather: the first dimension each rank contributed. alltoall: rows received from each rank. */
+  /**
+   * allgather: the first dimension each rank contributed (absent where the engine gathered into
+   * the request's `output` and a row has elements: the output's length then gives the rows).
+   * alltoall: rows received from each rank.
+   */
   readonly splits?: number[];
   /** join: the last rank that joined. */
   readonly lastJoinedRank?: number;

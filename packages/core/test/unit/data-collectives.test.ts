@@ -40,6 +40,9 @@ describe('allgather, broadcast, alltoall, reducescatter', () => {
     expect(gathered.shape).toEqual([3, 2]);
     expect(binding.calls[0]?.requests[0]?.output).toBe(output);
     expect(allgatherSync(new Float32Array([7]), { output: new Float32Array(3) }).data).toEqual(new Float32Array([7, 7, 7]));
+    // Rows without elements: the engine reports the ranks' rows (the output's length cannot).
+    const none = new Int32Array(0);
+    expect(allgatherSync(new Int32Array(0), { shape: [2, 0], output: none })).toEqual({ data: none, shape: [6, 0] });
     // Known only once the ranks' sizes are: the call rejects.
     await expect(allgather(new Int32Array([4, 5]), { name: 'g', output: new Int32Array(4) })).rejects.toThrow(
       "Expected an Int32Array of length 6 (the gathered shape [6]) for output of allgather 'g' but received Int32Array(4)",

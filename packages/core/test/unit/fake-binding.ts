@@ -112,11 +112,13 @@ function run(r: NativeRequest, config: NativeEngineConfig): NativeResult {
       write(r.output!, xs);
       return {};
     case 'allgather': {
-      // As the engine: into the request's output when it has the gathered size (no data then).
+      // As the engine: into the request's output when it has the gathered size (no data then),
+      // and done (no splits either) where a row has elements.
       const into = r.output !== undefined && r.output.length === xs.length * size;
       const out = into ? r.output! : blank(input, xs.length * size);
       for (let k = 0; k < size; k++) write(out, xs, k * xs.length);
       const splits = Array(size).fill(r.shape[0]);
+      if (into && rowLength > 0) return {};
       return into ? { splits } : { data: out.buffer as ArrayBuffer, splits };
     }
     case 'alltoall': {

@@ -40,9 +40,25 @@ Napi::ArrayBuffer ResultArrayBuffer(Napi::Env env, const ResultBuffer& result) {
 
 }  // namespace
 
+namespace {
+// An allgather the engine wrote into the caller's output (GatherDestination: the output has
+// exactly the gathered size) whose rows have elements: the caller knows its value from the
+// output's length (rows = length / elements per row), so it needs no splits, and a repeated
+// call settles as done (no maker call, no settle call: about a quarter of a 4 KiB allgather).
+bool GatheredIntoOutput(const TensorEntry& e) {
+  if (e.output == nullptr || !e.result.empty()) return false;
+  int64_t row = 1;
+  for (size_t d = 1; d < e.request.shape.size(); ++d) row *= e.request.shape[d];
+  int64_t rows = 0;
+  for (int64_t s : e.result_splits) rows += s;
+  return row > 0 && e.output_bytes == static_cast<size_t>(rows * row) * DataTypeSize(e.request.dtype);
+}
+}  // namespace
+
 bool CarriesResult(const TensorEntry* e) {
   if (e == nullptr) return false;
   const RequestType t = e->request.type;
+  if (t == RequestType::kAllgather && GatheredIntoOutput(*e)) return false;
   return t == RequestType::kAllgather || t == RequestType::kAlltoall ||
          t == RequestType::kReducescatter || t == RequestType::kJoin || !e->result_splits.empty();
 }
