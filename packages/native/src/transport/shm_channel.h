@@ -73,6 +73,16 @@ struct ShmOptions {
   // as fast or slower at every size from 1 MiB (16 MiB: 2971-3021 µs against 3242-3315 and
   // 3325-4827).
   size_t single_copy_allreduce_piece_bytes = 256 << 10;
+  // One-copy allreduces of at least chunk_min bytes go this many bytes of the buffer at a time,
+  // each chunk a reduce-scatter and an allgather of its own (a barrier more per chunk), so a
+  // rank reads the peers' shares of the result while they are still in the cache, instead of
+  // from memory once the whole buffer is reduced. Session 22, a 2-core AMD EPYC (Zen 5) VM with
+  // 32 MiB of L3, 2 ranks, the two ways alternating call by call (median of paired ratios, 2-4
+  // runs each): 512 KiB chunks took 0.88-0.96x the time at 8 MiB, 0.87-0.92x at 32 MiB,
+  // 0.85-1.03x at 64 MiB (0.92-1.03x at 16 MiB), but 1.02-1.06x at 1 and 4 MiB, which fit in
+  // the cache whole; 256 KiB chunks were 3-4% slower than 512 KiB, 1 MiB chunks no better.
+  size_t single_copy_allreduce_chunk_bytes = 512 << 10;
+  size_t single_copy_allreduce_chunk_min_bytes = 8 << 20;
   // A fused allreduce's tensors take the one-copy path only where they average this much: each
   // is a range the kernel walks on every read. 200 tensors of 4 KiB (fusion bench, 2 ranks, 3
   // alternating runs): 222-322 µs through the slots against 349-390 µs with one copy.

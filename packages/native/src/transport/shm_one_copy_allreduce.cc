@@ -19,8 +19,9 @@ using shm::Share;
 // the rank's own read where it lies (in place on a rank past 1, from a copy: ReduceInRankOrder
 // writes the first two contributions' sum over the output before it reads the third). After a
 // barrier each reads the other shares of the result from their ranks' outputs into its own; a
-// last barrier keeps every array in place until all have read it. Peers read only their own
-// share of an array while its owner writes its other shares, so an output may be its input.
+// last barrier keeps every array in place until all have read it. A large buffer goes chunk by
+// chunk, each cut into shares and gathered after a barrier of its own. Peers read only their own
+// share of a chunk while its owner writes its other shares, so an output may be its input.
 // The ranks' segments need not be cut alike: reads go by logical position. A rank whose list
 // does not fit its slot, or whose segments average under the minimum, says so instead, and then
 // every rank returns false.
@@ -68,44 +69,54 @@ bool ShmTransport::SingleCopyAllreduce(const Segments& segments, const std::vect
     ch.Sync("allreduce");  // every rank has read the lists before the slots are written again
     return false;
   }
-  auto [begin, end] = Share(count, size_, rank_, esize);
-  const size_t share_at = static_cast<size_t>(begin) * esize;
-  const size_t share_bytes = static_cast<size_t>(end - begin) * esize;
   const size_t piece = reduce_copy_piece_;
   reduce_scratch_.resize(piece * static_cast<size_t>(size_));
   bool copy_own = false;
   for (const BufferSegment& s : list) copy_own = copy_own || (rank_ >= 2 && s.in == s.out);
-  for (size_t done = 0; done < share_bytes; done += piece) {
-    const size_t len = std::min(piece, share_bytes - done);
-    const size_t at = share_at + done;
-    for (int r = 0; r < size_; ++r) {
-      char* scratch = reduce_scratch_.data() + piece * static_cast<size_t>(r);
-      if (r != rank_) {
-        PeerRanges(r, /*outputs=*/false, at, len, remote_ranges_);
-        local_ranges_.assign(1, {scratch, len});
-        ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
-      } else if (copy_own) {
-        segments.Gather(scratch, at, len);
+  // Chunk by chunk from reduce_copy_chunk_min_ up, each a reduce-scatter and an allgather (see
+  // ShmOptions::single_copy_allreduce_chunk_bytes); whole cache lines of elements.
+  const int64_t line = std::max<int64_t>(1, static_cast<int64_t>(shm::kCacheLine / esize));
+  const int64_t chunk = static_cast<size_t>(count) * esize < reduce_copy_chunk_min_
+                            ? count
+                            : std::max<int64_t>(line, static_cast<int64_t>(reduce_copy_chunk_ / esize) / line * line);
+  for (int64_t first = 0; first < count; first += chunk) {
+    const int64_t n_chunk = std::min(chunk, count - first);
+    const size_t chunk_at = static_cast<size_t>(first) * esize;
+    auto [begin, end] = Share(n_chunk, size_, rank_, esize);
+    const size_t share_at = chunk_at + static_cast<size_t>(begin) * esize;
+    const size_t share_bytes = static_cast<size_t>(end - begin) * esize;
+    for (size_t done = 0; done < share_bytes; done += piece) {
+      const size_t len = std::min(piece, share_bytes - done);
+      const size_t at = share_at + done;
+      for (int r = 0; r < size_; ++r) {
+        char* scratch = reduce_scratch_.data() + piece * static_cast<size_t>(r);
+        if (r != rank_) {
+          PeerRanges(r, /*outputs=*/false, at, len, remote_ranges_);
+          local_ranges_.assign(1, {scratch, len});
+          ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
+        } else if (copy_own) {
+          segments.Gather(scratch, at, len);
+        }
       }
+      segments.ForEachPiece(at, len, [&](const char* own, char* dst, size_t pos, size_t n) {
+        const size_t off = pos - at;
+        ReduceInRankOrder(dst, size_, [&](int r) -> const char* {
+          if (r == rank_ && !copy_own) return own;
+          return reduce_scratch_.data() + piece * static_cast<size_t>(r) + off;
+        }, static_cast<int64_t>(n / esize), dtype, op);
+        ScaleBuffer(dst, static_cast<int64_t>(n / esize), dtype, postscale);
+      });
     }
-    segments.ForEachPiece(at, len, [&](const char* own, char* dst, size_t pos, size_t n) {
-      const size_t off = pos - at;
-      ReduceInRankOrder(dst, size_, [&](int r) -> const char* {
-        if (r == rank_ && !copy_own) return own;
-        return reduce_scratch_.data() + piece * static_cast<size_t>(r) + off;
-      }, static_cast<int64_t>(n / esize), dtype, op);
-      ScaleBuffer(dst, static_cast<int64_t>(n / esize), dtype, postscale);
+    ch.Sync("allreduce");
+    ForOtherShares(n_chunk, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
+      PeerRanges(r, /*outputs=*/true, chunk_at + off, bytes, remote_ranges_);
+      local_ranges_.clear();
+      segments.ForEachPiece(chunk_at + off, bytes, [&](const char*, char* dst, size_t, size_t n) {
+        local_ranges_.push_back({dst, n});
+      });
+      ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
     });
   }
-  ch.Sync("allreduce");
-  ForOtherShares(count, size_, rank_, esize, [&](int r, size_t off, size_t bytes) {
-    PeerRanges(r, /*outputs=*/true, off, bytes, remote_ranges_);
-    local_ranges_.clear();
-    segments.ForEachPiece(off, bytes, [&](const char*, char* dst, size_t, size_t n) {
-      local_ranges_.push_back({dst, n});
-    });
-    ch.ReadPeerV(r, local_ranges_, remote_ranges_, "allreduce");
-  });
   ch.Sync("allreduce");
   return true;
 }

@@ -36,7 +36,9 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       reduce_copy_max_(options.single_copy_allreduce_max_bytes),
       // Whole cache lines, so that pieces of every element size end on element boundaries.
       reduce_copy_piece_(std::max(kCacheLine, options.single_copy_allreduce_piece_bytes / kCacheLine * kCacheLine)),
-      reduce_copy_min_segment_(options.single_copy_allreduce_min_segment_bytes) {}
+      reduce_copy_min_segment_(options.single_copy_allreduce_min_segment_bytes),
+      reduce_copy_chunk_(options.single_copy_allreduce_chunk_bytes),
+      reduce_copy_chunk_min_(options.single_copy_allreduce_chunk_min_bytes) {}
 
 ShmTransport::~ShmTransport() = default;
 

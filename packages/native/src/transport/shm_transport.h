@@ -83,6 +83,8 @@ class ShmTransport : public Transport {
   size_t reduce_copy_max_;
   size_t reduce_copy_piece_;
   size_t reduce_copy_min_segment_;
+  size_t reduce_copy_chunk_;
+  size_t reduce_copy_chunk_min_;
   // SingleCopyAllreduce's: its pieces (one per rank), every rank's segments as published (rank
   // r's at [published_first_[r], published_first_[r + 1]), each with its logical start), and
   // the ranges of one read.

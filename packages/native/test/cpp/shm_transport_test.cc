@@ -214,11 +214,15 @@ TEST_P(ShmOps, SingleCopyAllgatherOfUnevenPartsFromEveryKindOfInput) {
 
 // One-copy allreduces from 1 KiB up, in pieces of 320 bytes (each share takes several, the last
 // one short, and pieces end inside elements of no size); 1000 bytes (under the bound) takes the
-// slots. In place and into a separate output, sums and maxima, a postscale.
+// slots. From 12000 bytes in chunks of 960 bytes (whole cache lines of elements: 960 float32s,
+// the last chunk short and 4 ranks' shares uneven). In place and into a separate output, sums
+// and maxima, a postscale.
 ShmOptions SingleCopyAllreduceFrom1KiB(int rank, int size) {
   ShmOptions o = SmallSlots(rank, size);
   o.single_copy_allreduce_min_bytes = 1024;
   o.single_copy_allreduce_piece_bytes = 320;
+  o.single_copy_allreduce_chunk_bytes = 1000;
+  o.single_copy_allreduce_chunk_min_bytes = 12000;
   o.single_copy_allreduce_min_segment_bytes = 0;
   o.single_copy_oversubscribed = true;
   return o;
