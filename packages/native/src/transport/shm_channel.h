@@ -88,6 +88,17 @@ struct ShmOptions {
   // alternating runs): 222-322 µs through the slots against 349-390 µs with one copy.
   size_t single_copy_allreduce_min_segment_bytes = 64 << 10;
   bool single_copy_oversubscribed = false;
+  // Whether one copy pays depends on how fast the kernel copies between processes against a
+  // plain vector copy, which differs by machine far more than by size. Where the kernel allows
+  // one copy, a new group therefore first times an allreduce of this many bytes both ways (one
+  // copy, then the slots; three times, alternating, from a barrier each), and keeps one copy
+  // only where rank 0's best one-copy time was no slower than its best through the slots; rank 0
+  // tells every rank. 0: no trial (one copy wherever the kernel allows it). Session 22, a 2-core
+  // AMD EPYC (Zen 5) VM: `process_vm_readv` moved 10-12 GB/s where a vector copy moved 55-104
+  // GB/s, and the slots took 0.41-0.56x the time of one copy for 512 KiB to 16 MiB allreduces
+  // and 0.38-0.71x for 64 KiB to 4 MiB broadcasts (2 ranks, the two ways alternating call by
+  // call); on session 20's Intel VM one copy was the faster (see the bounds above).
+  size_t single_copy_trial_bytes = 1 << 20;
   // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
   // -1 picks ShmSpinsFor(size, the CPUs this process may run on).
   int spins = -1;
@@ -126,6 +137,8 @@ class ShmChannel {
   // Whether every rank may read every other rank's memory with ReadPeer (probed at construction
   // unless both single-copy maximums are 0; every rank gets the same answer).
   bool single_copy() const { return single_copy_; }
+  // Turns one copy off for this group (every rank must, at the same point: ShmTransport's trial).
+  void DisableSingleCopy() { single_copy_ = false; }
   // Copies `bytes` at `remote` in rank `peer`'s memory to `local`. Throws TransportError naming
   // the peer when the kernel refuses (the peer exited, or the address is not mapped there).
   void ReadPeer(int peer, void* local, const void* remote, size_t bytes, const char* what) const;

@@ -1,8 +1,10 @@
 #include "transport/shm_transport.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "engine/kernels.h"
 #include "transport/shm_segments.h"
@@ -38,7 +40,30 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       reduce_copy_piece_(std::max(kCacheLine, options.single_copy_allreduce_piece_bytes / kCacheLine * kCacheLine)),
       reduce_copy_min_segment_(options.single_copy_allreduce_min_segment_bytes),
       reduce_copy_chunk_(options.single_copy_allreduce_chunk_bytes),
-      reduce_copy_chunk_min_(options.single_copy_allreduce_chunk_min_bytes) {}
+      reduce_copy_chunk_min_(options.single_copy_allreduce_chunk_min_bytes) {
+  const size_t trial = options.single_copy_trial_bytes;
+  if (channel_->single_copy() && trial > 0 && trial >= reduce_copy_min_ && trial <= reduce_copy_max_) {
+    TrialSingleCopy(trial);
+  }
+}
+
+void ShmTransport::TrialSingleCopy(size_t bytes) {
+  const int64_t count = static_cast<int64_t>(bytes / sizeof(float));
+  std::vector<float> in(static_cast<size_t>(count), 1.0f), out(static_cast<size_t>(count), 0.0f);
+  double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  for (int round = 0; round < 3; ++round) {
+    for (int way = 0; way < 2; ++way) {  // 0: one copy, 1: the slots
+      trial_slots_ = way == 1;
+      Barrier();
+      const auto start = std::chrono::steady_clock::now();
+      AllreduceInto(in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, 1.0);
+      best[way] = std::min(best[way], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+  trial_slots_ = false;
+  const std::vector<char> verdict = BroadcastFromRoot(std::vector<char>(1, best[0] <= best[1] ? 1 : 0));
+  if (verdict.size() != 1 || verdict[0] == 0) channel_->DisableSingleCopy();
+}
 
 ShmTransport::~ShmTransport() = default;
 
@@ -124,7 +149,7 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   // share where it lies and writing results straight to `out` (which may be `in`).
   const std::vector<BufferSegment> whole{{in, out, total}};
   const Segments segments(whole);
-  if (channel_->single_copy() && total >= reduce_copy_min_ && total <= reduce_copy_max_ &&
+  if (channel_->single_copy() && !trial_slots_ && total >= reduce_copy_min_ && total <= reduce_copy_max_ &&
       SingleCopyAllreduce(segments, whole, count, dtype, op, postscale)) {
     return;
   }

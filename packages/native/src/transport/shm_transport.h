@@ -38,8 +38,8 @@ class ShmTransport : public Transport {
     return true;
   }
   bool PeersReady() const override { return channel_->PeersReady(); }
-  // Whether broadcasts and allgathers within ShmOptions' single-copy bounds move with one copy
-  // in this group.
+  // Whether collectives within ShmOptions' single-copy bounds move with one copy in this group
+  // (the kernel allows it, and the trial found it no slower).
   bool SingleCopyAvailable() const { return channel_->single_copy(); }
   size_t InPlaceBytes() const override;
   char* InPlaceOutbox() override { return channel_->Input(rank_); }
@@ -48,6 +48,9 @@ class ShmTransport : public Transport {
  private:
   void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
                    double postscale);
+  // Times an allreduce of `bytes` with one copy and through the slots, and turns one copy off
+  // where it was slower (see ShmOptions::single_copy_trial_bytes).
+  void TrialSingleCopy(size_t bytes);
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
@@ -85,6 +88,8 @@ class ShmTransport : public Transport {
   size_t reduce_copy_min_segment_;
   size_t reduce_copy_chunk_;
   size_t reduce_copy_chunk_min_;
+  // During TrialSingleCopy: allreduces take the slots.
+  bool trial_slots_ = false;
   // SingleCopyAllreduce's: its pieces (one per rank), every rank's segments as published (rank
   // r's at [published_first_[r], published_first_[r + 1]), each with its logical start), and
   // the ranges of one read.

@@ -21,6 +21,7 @@ inline ShmOptions TestShmOptions(int rank, int size, const std::string& prefix) 
   o.timeout = std::chrono::milliseconds(10000);
   o.store_key = prefix + "/shm";
   o.name_prefix = prefix;
+  o.single_copy_trial_bytes = 0;  // one copy wherever the kernel allows it (tests of that path)
   return o;
 }
 

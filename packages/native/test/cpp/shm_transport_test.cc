@@ -292,6 +292,28 @@ TEST_P(ShmOps, SingleCopyAllreduceOfSegmentsCutDifferentlyPerRank) {
   });
 }
 
+// The trial (one copy against the slots, timed at setup) leaves every rank with rank 0's answer,
+// whichever it is on this machine, and collectives of both paths' sizes correct after it.
+TEST_P(ShmOps, SingleCopyTrialGivesEveryRankTheSameAnswer) {
+  const int n = size();
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::atomic<int> single_copy{0};
+    RunRanks(n, [n](int r) {
+      ShmOptions o = SingleCopyAllreduceFrom1KiB(r, n);
+      o.single_copy_trial_bytes = 64 << 10;
+      return o;
+    }, [&](ShmTransport& t, int r) {
+      if (t.SingleCopyAvailable()) single_copy.fetch_add(1);
+      for (int64_t count : {int64_t{100}, int64_t{30001}}) {
+        std::vector<float> x(static_cast<size_t>(count), static_cast<float>(r + 1));
+        t.Allreduce(x.data(), count, DataType::kFloat32, ReduceOp::kSum);
+        for (float v : x) ASSERT_EQ(v, static_cast<float>(n * (n + 1) / 2)) << "rank " << r << ", " << count;
+      }
+    });
+    ASSERT_TRUE(single_copy.load() == 0 || single_copy.load() == n) << single_copy.load();
+  }
+}
+
 TEST_P(ShmOps, SingleCopyOffLeavesTheProbeOut) {
   const int n = size();
   RunRanks(n, [n](int r) {
