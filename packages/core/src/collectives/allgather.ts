@@ -81,21 +81,21 @@ function newPlan(running: Running, input: unknown, options: unknown): Plan<Shape
     output,
   });
   const size = group.size;
-  // Elements per row: with an output, a call the engine gathered into it settles as done (no
-  // splits), and its rows follow from the output's length (the engine does so only where a row
-  // has elements).
-  const rowElements = shape.slice(1).reduce((a, b) => a * b, 1);
+  const rowShape = shape.slice(1);
+  const rowElements = rowShape.reduce((a, b) => a * b, 1);
   // Made from each call's results (a new array without an output), so a repeat may reuse it.
   const plan: Plan<ShapedResult<HostArray>> = {
     requests: [request],
     grouped: false,
     finish: (results) => {
-      if (output !== undefined && rowElements > 0 && results[0]?.splits === undefined) {
-        return { data: output, shape: [output.length / rowElements, ...shape.slice(1)] };
-      }
-      const rows = resultSplits(results[0], { size, opName: name }).reduce((a, b) => a + b, 0);
-      const outShape = [rows, ...shape.slice(1)];
-      const length = outShape.reduce((a, b) => a * b, 1);
+      // Gathered into the output, where a row has elements, the call is done without the ranks'
+      // sizes: its rows follow from the output's length.
+      const gathered = output !== undefined && rowElements > 0 && results[0]?.splits === undefined;
+      const rows = gathered
+        ? output.length / rowElements
+        : resultSplits(results[0], { size, opName: name }).reduce((a, b) => a + b, 0);
+      const outShape = [rows, ...rowShape];
+      const length = rows * rowElements;
       if (output === undefined) {
         return { data: resultArray(results[0], { dtype, length, opName: name }), shape: outShape };
       }

@@ -47,8 +47,7 @@ namespace {
 // call settles as done (no maker call, no settle call: about a quarter of a 4 KiB allgather).
 bool GatheredIntoOutput(const TensorEntry& e) {
   if (e.output == nullptr || !e.result.empty()) return false;
-  int64_t row = 1;
-  for (size_t d = 1; d < e.request.shape.size(); ++d) row *= e.request.shape[d];
+  const int64_t row = RowElements(e.request.shape);
   int64_t rows = 0;
   for (int64_t s : e.result_splits) rows += s;
   return row > 0 && e.output_bytes == static_cast<size_t>(rows * row) * DataTypeSize(e.request.dtype);
