@@ -180,6 +180,11 @@ export interface NativeEngine {
   stopTimeline(): void;
   /** The fusion threshold and cycle time in force (the autotuner changes them on every rank at once). */
   tuning(): NativeTuning;
+  /**
+   * Whether this job's collectives read the peers' memory with one copy (the shared-memory
+   * transport, as `singleCopy` and its trial decided). Optional for fakes.
+   */
+  singleCopy?(): boolean;
   /** Coordinated shutdown: pending requests on every rank fail with `KOLO_SHUT_DOWN`. Idempotent. */
   shutdown(): Promise<void>;
 }

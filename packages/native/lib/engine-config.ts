@@ -95,6 +95,13 @@ export interface NativeEngineConfig {
    */
   readonly sharedMemory: boolean;
   /**
+   * Whether shared-memory collectives may read the peers' memory with one copy
+   * (`process_vm_readv`): `auto` (default) where the kernel allows it and a trial when the group
+   * starts finds it no slower than two copies through the segment, `on` wherever the kernel
+   * allows it, `off` never.
+   */
+  readonly singleCopy?: 'auto' | 'on' | 'off';
+  /**
    * `gloo`, `mpi` or `nccl` (the last two when compiled in; MPI needs the process to have been
    * started by mpirun, NCCL one GPU per process: device `localRank % deviceCount`).
    */

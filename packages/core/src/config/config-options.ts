@@ -56,6 +56,14 @@ export interface ConfigOptions {
   /** Ranks on one host exchange data through shared memory (Gloo transport; default true). */
   readonly sharedMemory?: boolean;
   /**
+   * Whether shared-memory collectives read the peers' memory with one copy (`process_vm_readv`,
+   * as Open MPI's shared-memory transport): `auto` (default) where the kernel allows it and a
+   * timed trial when the job starts finds it no slower than two copies through the segment,
+   * `on` wherever the kernel allows it, `off` never (`KOLO_SHM_SINGLE_COPY`). `singleCopy()`
+   * tells what the job uses.
+   */
+  readonly singleCopy?: 'auto' | 'on' | 'off';
+  /**
    * `gloo` (TCP, default), `mpi` (default when started by mpirun, if this build has MPI) or
    * `nccl` (GPU collectives on host arrays, one GPU per process, if this build has NCCL).
    */
@@ -126,6 +134,7 @@ export const configOptionKeys: readonly (keyof ConfigOptions)[] = [
   'transport',
   'hierarchicalAllreduce',
   'sharedMemory',
+  'singleCopy',
   'gpuDevice',
   'timelinePath',
   'timelineMarkCycles',

@@ -7,6 +7,7 @@ export {
   resolveGpuDevice,
   resolveHierarchical,
   resolveSharedMemory,
+  resolveSingleCopy,
   resolveTransport,
   type TransportName,
 } from './resolve-transport.js';

@@ -12,7 +12,13 @@ import { resolveTopology } from './resolve-topology.js';
 import { resolveTuning } from './resolve-tuning.js';
 import { resolveCallerStacks, resolveDiagnostics } from './resolve-diagnostics.js';
 import { resolveAutotune } from './resolve-autotune.js';
-import { resolveGpuDevice, resolveHierarchical, resolveSharedMemory, resolveTransport } from './resolve-transport.js';
+import {
+  resolveGpuDevice,
+  resolveHierarchical,
+  resolveSharedMemory,
+  resolveSingleCopy,
+  resolveTransport,
+} from './resolve-transport.js';
 import { failureKeyPrefix } from '../elastic/assignment.js';
 
 /**
@@ -88,6 +94,7 @@ export function resolveConfig(
     ...resolveDiagnostics(checked, env),
     hierarchicalAllreduce: resolveHierarchical(checked, env),
     sharedMemory: resolveSharedMemory(checked, env),
+    singleCopy: resolveSingleCopy(checked, env),
     transport: resolveTransport(checked, env, { launcher, built: checked.builtTransports ?? ['gloo'] }),
     gpuDevice: resolveGpuDevice(checked, env),
     autotune: resolveAutotune(checked, env),

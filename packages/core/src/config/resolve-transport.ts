@@ -54,6 +54,33 @@ export function resolveGpuDevice(options: ConfigOptions, env: Env): number {
   return field === undefined ? -1 : toInteger(field, { min: 0 });
 }
 
+/** What `singleCopy` and `KOLO_SHM_SINGLE_COPY` accept. */
+const singleCopyModes = ['auto', 'on', 'off'] as const;
+
+/**
+ * Whether shared-memory collectives may read the peers' memory with one copy: the `singleCopy`
+ * option > `KOLO_SHM_SINGLE_COPY` > `auto` (where the kernel allows it and the trial at startup
+ * finds it no slower). The variable also takes `1` (on) and `0` (off).
+ *
+ * @example
+ * ```ts
+ * resolveSingleCopy({}, { KOLO_SHM_SINGLE_COPY: '0' }); // 'off'
+ * ```
+ */
+export function resolveSingleCopy(options: ConfigOptions, env: Env): 'auto' | 'on' | 'off' {
+  const field = firstField(optionField(options, 'singleCopy'), envField(env, ['KOLO_SHM_SINGLE_COPY']));
+  if (field === undefined) return 'auto';
+  const fromEnv = field.name === 'KOLO_SHM_SINGLE_COPY';
+  const raw = typeof field.value === 'string' && fromEnv ? field.value.trim().toLowerCase() : field.value;
+  const value = fromEnv && raw === '1' ? 'on' : fromEnv && raw === '0' ? 'off' : raw;
+  const mode = singleCopyModes.find((m) => m === value);
+  if (mode === undefined) {
+    const what = fromEnv ? "'auto', 'on', 'off', '1' or '0'" : "'auto', 'on' or 'off'";
+    throw invalidArgument({ what, name: field.name, value: field.value });
+  }
+  return mode;
+}
+
 /**
  * Whether allreduces go through the per-host hierarchy: the `hierarchicalAllreduce` option >
  * `KOLO_HIERARCHICAL_ALLREDUCE` > `HOROVOD_HIERARCHICAL_ALLREDUCE` (> 0 enables) > off. It only

@@ -4,3 +4,4 @@ export { rank, size, localRank, localSize, crossRank, crossSize, transport } fro
 export { capabilities, type Capabilities } from './capabilities.js';
 export { startTimeline, stopTimeline, type StartTimelineOptions } from './timeline.js';
 export { currentTuning, type TuningState } from './current-tuning.js';
+export { singleCopy } from './single-copy.js';

@@ -25,3 +25,24 @@ describe('sharedMemory: option > KOLO_SHM > on', () => {
     );
   });
 });
+
+describe('singleCopy: option > KOLO_SHM_SINGLE_COPY > auto', () => {
+  it('is auto by default; the variable takes auto, on, off, 1 and 0', () => {
+    expect(resolveConfig({}, kolo).engine.singleCopy).toBe('auto');
+    const env = (value: string) => resolveConfig({}, { ...kolo, KOLO_SHM_SINGLE_COPY: value }).engine.singleCopy;
+    expect(['auto', 'on', 'OFF', '1', '0'].map(env)).toEqual(['auto', 'on', 'off', 'on', 'off']);
+  });
+
+  it('the option wins over the environment', () => {
+    expect(resolveConfig({ singleCopy: 'off' }, { ...kolo, KOLO_SHM_SINGLE_COPY: 'on' }).engine.singleCopy).toBe('off');
+  });
+
+  it('rejects anything else, naming where it came from', () => {
+    expect(message(() => resolveConfig({}, { ...kolo, KOLO_SHM_SINGLE_COPY: 'yes' }))).toBe(
+      "Expected 'auto', 'on', 'off', '1' or '0' for KOLO_SHM_SINGLE_COPY but received 'yes'",
+    );
+    expect(message(() => resolveConfig({ singleCopy: true as never }, kolo))).toBe(
+      "Expected 'auto', 'on' or 'off' for singleCopy but received true",
+    );
+  });
+});

@@ -72,13 +72,19 @@ std::unique_ptr<Transport> ConnectNccl(RendezvousStore& store, const std::string
 }
 
 // The shared-memory transport for `ranks` of one host; `scope` keeps groups' segments apart.
+// `single_copy`: "auto" (where the kernel allows it and the trial finds it no slower), "on"
+// (wherever the kernel allows it) or "off".
 std::unique_ptr<Transport> ConnectShm(KeyValueStore& store, const std::string& prefix,
                                       const std::string& scope, int rank, int size,
-                                      std::chrono::milliseconds timeout) {
+                                      std::chrono::milliseconds timeout, const std::string& single_copy) {
   ShmOptions so;
   so.rank = rank;
   so.size = size;
   so.timeout = timeout;
+  if (single_copy == "on") so.single_copy_trial_bytes = 0;
+  if (single_copy == "off") {
+    so.single_copy_broadcast_max_bytes = so.single_copy_allgather_max_bytes = so.single_copy_allreduce_max_bytes = 0;
+  }
   so.store_key = prefix + "/shm/" + scope + "/name";
   so.name_prefix = prefix + "-" + scope;
   return std::make_unique<ShmTransport>(store, so);
@@ -97,6 +103,7 @@ Napi::Function EngineWrap::Define(Napi::Env env) {
                       InstanceMethod<&EngineWrap::StartTimeline>("startTimeline"),
                       InstanceMethod<&EngineWrap::StopTimeline>("stopTimeline"),
                       InstanceMethod<&EngineWrap::Tuning>("tuning"),
+                      InstanceMethod<&EngineWrap::SingleCopy>("singleCopy"),
                       InstanceMethod<&EngineWrap::UseResultMaker>("useResultMaker"),
                       InstanceMethod<&EngineWrap::Shutdown>("shutdown")});
 }
@@ -198,8 +205,15 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   // per-host stage of the hierarchical allreduce.
   const bool shm = config.Get("sharedMemory").ToBoolean() && !use_mpi && !use_nccl;
   const bool one_host = IntField(config, "localSize", 1) == ec.size;
+  const Napi::Value single_copy_field = config.Get("singleCopy");
+  const std::string single_copy =
+      single_copy_field.IsString() ? single_copy_field.As<Napi::String>().Utf8Value() : std::string("auto");
+  if (single_copy != "auto" && single_copy != "on" && single_copy != "off") {
+    deferred.Reject(Napi::TypeError::New(env, "Expected singleCopy to be 'auto', 'on' or 'off'").Value());
+    return;
+  }
   Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank, gpu_device, shm,
-                       one_host]() {
+                       one_host, single_copy]() {
     auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
     Connection c;
     if (use_mpi) {
@@ -224,12 +238,12 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
         return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank, gpu_device);
       };
     } else if (shm && one_host) {
-      c.transport = ConnectShm(*store, prefix, "world", go.rank, go.size, go.timeout);
+      c.transport = ConnectShm(*store, prefix, "world", go.rank, go.size, go.timeout, single_copy);
       KeyValueStore* shared = store.get();
-      c.connect_subset = [shared, go, prefix](const std::string& scope,
+      c.connect_subset = [shared, go, prefix, single_copy](const std::string& scope,
                                               const std::vector<int>& ranks, int rank) {
         return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()),
-                          go.timeout);
+                          go.timeout, single_copy);
       };
     } else {
       gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
@@ -245,10 +259,10 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
       };
       if (shm) {
         KeyValueStore* shared = store.get();
-        c.connect_local = [shared, go, prefix](const std::string& scope,
+        c.connect_local = [shared, go, prefix, single_copy](const std::string& scope,
                                                const std::vector<int>& ranks, int rank) {
           return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()),
-                            go.timeout);
+                            go.timeout, single_copy);
         };
       }
     }
@@ -541,6 +555,11 @@ Napi::Value EngineWrap::StartTimeline(const Napi::CallbackInfo& info) {
 Napi::Value EngineWrap::StopTimeline(const Napi::CallbackInfo& info) {
   if (engine_) engine_->SetTimeline("", false);
   return info.Env().Undefined();
+}
+
+// `singleCopy()`: whether the job's collectives read the peers' memory with one copy.
+Napi::Value EngineWrap::SingleCopy(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), engine_ && engine_->SingleCopy());
 }
 
 Napi::Value EngineWrap::Tuning(const Napi::CallbackInfo& info) {

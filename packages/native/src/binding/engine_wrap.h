@@ -59,6 +59,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);
   Napi::Value StopTimeline(const Napi::CallbackInfo& info);
   Napi::Value Tuning(const Napi::CallbackInfo& info);
+  Napi::Value SingleCopy(const Napi::CallbackInfo& info);
   Napi::Value UseResultMaker(const Napi::CallbackInfo& info);
   void ScheduleWake(Napi::Env env);
   void Send(Delivery* delivery);

@@ -182,6 +182,7 @@ void Engine::Run() {
     if (hierarchy_.cross.transport) any_thread = any_thread && hierarchy_.cross.transport->Capabilities().any_thread;
   }
   caller_may_drive_ = any_thread && config_.caller_cycles;
+  single_copy_.store(connection_.transport->SingleCopy(), std::memory_order_relaxed);
   cycle_lock.unlock();
   sink_->Started(Status::Ok());
 

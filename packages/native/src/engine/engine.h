@@ -163,6 +163,9 @@ class Engine {
   uint64_t FusionsOfHits() const { return fusions_of_hits_.load(std::memory_order_relaxed); }
   // The fusion threshold and cycle time in force, and whether the autotuner is still searching.
   TuningState Tuning() const;
+  // Whether the job's transport moves collectives with one copy from the peers' memory (set
+  // once connected).
+  bool SingleCopy() const { return single_copy_.load(std::memory_order_relaxed); }
 
  private:
   void Run();
@@ -227,6 +230,7 @@ class Engine {
   Connector connect_;
   CompletionSink* sink_;
   Connection connection_;
+  std::atomic<bool> single_copy_{false};
   std::unique_ptr<Coordinator> coordinator_;
   TensorQueue queue_;
   std::vector<const Request*> popped_;  // this cycle's requests (RunCycle), reused every cycle

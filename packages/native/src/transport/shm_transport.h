@@ -41,6 +41,7 @@ class ShmTransport : public Transport {
   // Whether collectives within ShmOptions' single-copy bounds move with one copy in this group
   // (the kernel allows it, and the trial found it no slower).
   bool SingleCopyAvailable() const { return channel_->single_copy(); }
+  bool SingleCopy() const override { return SingleCopyAvailable(); }
   size_t InPlaceBytes() const override;
   char* InPlaceOutbox() override { return channel_->Input(rank_); }
   const char* const* ExchangeInPlace(const char* what) override;

@@ -86,6 +86,9 @@ class Transport {
   // True when every other rank is already waiting in this rank's next collective, so a caller
   // can run it without blocking on peers. A hint only: false whenever the transport cannot tell.
   virtual bool PeersWaiting() const { return false; }
+  // Whether collectives move with one copy from the peers' memory (the shared-memory transport,
+  // where the kernel allows it and its trial chose it).
+  virtual bool SingleCopy() const { return false; }
   // Tells the other ranks that this rank's caller is about to run its next collective (`on`),
   // or no longer is; false when the transport cannot. With PeersReady, callers of every rank
   // that arrive within moments of each other all run it on their own threads instead of
