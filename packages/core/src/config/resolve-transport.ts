@@ -71,8 +71,8 @@ export function resolveSingleCopy(options: ConfigOptions, env: Env): 'auto' | 'o
   const field = firstField(optionField(options, 'singleCopy'), envField(env, ['KOLO_SHM_SINGLE_COPY']));
   if (field === undefined) return 'auto';
   const fromEnv = field.name === 'KOLO_SHM_SINGLE_COPY';
-  const raw = typeof field.value === 'string' && fromEnv ? field.value.trim().toLowerCase() : field.value;
-  const value = fromEnv && raw === '1' ? 'on' : fromEnv && raw === '0' ? 'off' : raw;
+  // The variable's text, lowercased, with 1 and 0 for on and off; the option as given.
+  const value = fromEnv ? String(field.value).trim().toLowerCase().replace(/^1$/, 'on').replace(/^0$/, 'off') : field.value;
   const mode = singleCopyModes.find((m) => m === value);
   if (mode === undefined) {
     const what = fromEnv ? "'auto', 'on', 'off', '1' or '0'" : "'auto', 'on' or 'off'";

@@ -71,20 +71,27 @@ std::unique_ptr<Transport> ConnectNccl(RendezvousStore& store, const std::string
   return std::make_unique<NcclTransport>(store, std::move(control), no);
 }
 
-// The shared-memory transport for `ranks` of one host; `scope` keeps groups' segments apart.
-// `single_copy`: "auto" (where the kernel allows it and the trial finds it no slower), "on"
-// (wherever the kernel allows it) or "off".
+// The shared-memory options every group of a job starts from: its timeout, and one copy as the
+// `singleCopy` config field says ("auto": where the kernel allows it and the trial finds it no
+// slower, "on": wherever the kernel allows it, "off": never). False for any other value.
+bool JobShmOptions(const std::string& single_copy, std::chrono::milliseconds timeout, ShmOptions& so) {
+  so.timeout = timeout;
+  if (single_copy == "on") {
+    so.single_copy_trial_bytes = 0;
+  } else if (single_copy == "off") {
+    so.single_copy_broadcast_max_bytes = so.single_copy_allgather_max_bytes = so.single_copy_allreduce_max_bytes = 0;
+  } else if (single_copy != "auto") {
+    return false;
+  }
+  return true;
+}
+
+// The shared-memory transport for `size` ranks of one host, from the job's options `so`
+// (JobShmOptions); `scope` keeps groups' segments apart.
 std::unique_ptr<Transport> ConnectShm(KeyValueStore& store, const std::string& prefix,
-                                      const std::string& scope, int rank, int size,
-                                      std::chrono::milliseconds timeout, const std::string& single_copy) {
-  ShmOptions so;
+                                      const std::string& scope, int rank, int size, ShmOptions so) {
   so.rank = rank;
   so.size = size;
-  so.timeout = timeout;
-  if (single_copy == "on") so.single_copy_trial_bytes = 0;
-  if (single_copy == "off") {
-    so.single_copy_broadcast_max_bytes = so.single_copy_allgather_max_bytes = so.single_copy_allreduce_max_bytes = 0;
-  }
   so.store_key = prefix + "/shm/" + scope + "/name";
   so.name_prefix = prefix + "-" + scope;
   return std::make_unique<ShmTransport>(store, so);
@@ -181,6 +188,13 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   const std::string transport = StringField(config, "transport");
   const bool use_mpi = transport == "mpi";
   const bool use_nccl = transport == "nccl";
+  ShmOptions shm_job;
+  const Napi::Value single_copy = config.Get("singleCopy");
+  if (!JobShmOptions(single_copy.IsString() ? single_copy.As<Napi::String>().Utf8Value() : "auto", go.timeout,
+                     shm_job)) {
+    deferred.Reject(Napi::TypeError::New(env, "Expected singleCopy to be 'auto', 'on' or 'off'").Value());
+    return;
+  }
   if (use_nccl) {
     try {
       EnsureNcclUsable();  // no GPU or no NCCL: say so now, not as a failed connection
@@ -205,15 +219,8 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
   // per-host stage of the hierarchical allreduce.
   const bool shm = config.Get("sharedMemory").ToBoolean() && !use_mpi && !use_nccl;
   const bool one_host = IntField(config, "localSize", 1) == ec.size;
-  const Napi::Value single_copy_field = config.Get("singleCopy");
-  const std::string single_copy =
-      single_copy_field.IsString() ? single_copy_field.As<Napi::String>().Utf8Value() : std::string("auto");
-  if (single_copy != "auto" && single_copy != "on" && single_copy != "off") {
-    deferred.Reject(Napi::TypeError::New(env, "Expected singleCopy to be 'auto', 'on' or 'off'").Value());
-    return;
-  }
   Connector connect = [sc, go, prefix, use_mpi, use_nccl, local_rank, gpu_device, shm,
-                       one_host, single_copy]() {
+                       one_host, shm_job]() {
     auto store = std::make_unique<OwnedStore>(OpenStore(sc, go.timeout));
     Connection c;
     if (use_mpi) {
@@ -238,12 +245,11 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
         return ConnectNccl(*shared, prefix, scope, scope, sub, local_rank, gpu_device);
       };
     } else if (shm && one_host) {
-      c.transport = ConnectShm(*store, prefix, "world", go.rank, go.size, go.timeout, single_copy);
+      c.transport = ConnectShm(*store, prefix, "world", go.rank, go.size, shm_job);
       KeyValueStore* shared = store.get();
-      c.connect_subset = [shared, go, prefix, single_copy](const std::string& scope,
-                                              const std::vector<int>& ranks, int rank) {
-        return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()),
-                          go.timeout, single_copy);
+      c.connect_subset = [shared, prefix, shm_job](const std::string& scope,
+                                                   const std::vector<int>& ranks, int rank) {
+        return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()), shm_job);
       };
     } else {
       gloo::rendezvous::PrefixStore gloo_view(prefix + "/gloo", store->inner());
@@ -259,10 +265,9 @@ void EngineWrap::Start(Napi::Env env, const Napi::Object& config,
       };
       if (shm) {
         KeyValueStore* shared = store.get();
-        c.connect_local = [shared, go, prefix, single_copy](const std::string& scope,
-                                               const std::vector<int>& ranks, int rank) {
-          return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()),
-                            go.timeout, single_copy);
+        c.connect_local = [shared, prefix, shm_job](const std::string& scope,
+                                                    const std::vector<int>& ranks, int rank) {
+          return ConnectShm(*shared, prefix, scope, rank, static_cast<int>(ranks.size()), shm_job);
         };
       }
     }
