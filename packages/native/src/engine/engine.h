@@ -293,6 +293,7 @@ class Engine {
   // Where each rank's data for cache entry i lies in what it published (rank * cache size + i),
   // for the entries it voted ready; with the names and entries PerformSpeculated takes. Reused.
   std::vector<uint32_t> speculated_at_;
+  size_t speculated_end_ = 0;  // where the speculated bytes this rank published end
   // Views of cache entries' names (which stay put while a cycle reads them), and what the queue
   // holds under each.
   std::vector<std::string_view> speculated_names_;

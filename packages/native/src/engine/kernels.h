@@ -26,6 +26,14 @@ void StreamBytes(void* dst, const void* src, size_t bytes);
 void ReduceBuffers(void* out, const void* a, const void* b, int64_t count, DataType dtype,
                    ReduceOp op);
 void ScaleBuffer(void* data, int64_t count, DataType dtype, double factor);
+// Asks for the `bytes` at `p` in the core's L2, a line at a time, without waiting: for a peer's
+// freshly written bytes about to be read (a few KiB), whose misses then overlap instead of
+// waiting for the stream prefetcher to ramp up (5–6% of a 16–32 KiB allreduce on 2 ranks).
+inline void PrefetchBytes(const void* p, size_t bytes) {
+  const char* at = static_cast<const char*>(p);
+  for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(at + b, 0, 2);
+}
+
 // dst = every rank's contribution `of(r)` (n elements, `size` >= 2 ranks) reduced in rank order,
 // so the result is bitwise identical whichever rank computes it. `dst` may be a contribution.
 template <typename Contribution>

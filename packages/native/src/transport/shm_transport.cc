@@ -268,8 +268,12 @@ const char* const* ShmTransport::ExchangeInPlace(const char* what) {
 void ShmTransport::DirectRound(const char* in, char* out, int64_t count, DataType dtype,
                                ReduceOp op, double postscale) {
   ShmChannel& ch = *channel_;
-  CopyBytes(ch.Input(rank_), in, static_cast<size_t>(count) * DataTypeSize(dtype));
+  const size_t bytes = static_cast<size_t>(count) * DataTypeSize(dtype);
+  CopyBytes(ch.Input(rank_), in, bytes);
   ch.Sync("allreduce");
+  for (int r = 0; r < size_; ++r) {
+    if (r != rank_) PrefetchBytes(ch.Input(r), bytes);  // a direct round: at most direct_bytes_
+  }
   ReduceInRankOrder(out, size_, [&](int r) { return ch.Input(r); }, count, dtype, op);
   ScaleBuffer(out, count, dtype, postscale);
   ch.Advance();
