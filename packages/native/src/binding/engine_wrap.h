@@ -68,6 +68,7 @@ class EngineWrap : public Napi::ObjectWrap<EngineWrap>, public CompletionSink {
   static Napi::Value CallDirect(const Napi::CallbackInfo& info);
   static void ReleaseDirect(Direct* direct);
   void DefineDirect(Napi::Env env, Napi::Object self);
+  void ForgetDirect();  // the engine's share, in its destructor
   static size_t CountSlots(const PackedBatch& batch);
   Napi::Value Shutdown(const Napi::CallbackInfo& info);
   Napi::Value StartTimeline(const Napi::CallbackInfo& info);
