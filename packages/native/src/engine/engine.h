@@ -191,7 +191,9 @@ class Engine {
   // rank sent all of its own, those complete from it without another round: returns every
   // rank's published bytes then, and null otherwise.
   const char* const* ExchangeVotes(std::vector<char>& votes);
-  bool Speculate(const std::vector<char>& votes, char* out, size_t room);
+  // Writes that data into `out` (at most `room` bytes); true when all of it fits and was
+  // written, with `end` the bytes it takes.
+  bool Speculate(const std::vector<char>& votes, char* out, size_t room, size_t& end);
   // Completes the cache entries `ready` (agreed this cycle) from the data ExchangeVotes brought.
   void PerformSpeculated(const std::vector<size_t>& ready, const char* const* published);
   void PerformSpeculatedAllgather(TensorEntry& entry, const Response& response,
@@ -293,7 +295,6 @@ class Engine {
   // Where each rank's data for cache entry i lies in what it published (rank * cache size + i),
   // for the entries it voted ready; with the names and entries PerformSpeculated takes. Reused.
   std::vector<uint32_t> speculated_at_;
-  size_t speculated_end_ = 0;  // where the speculated bytes this rank published end
   // Views of cache entries' names (which stay put while a cycle reads them), and what the queue
   // holds under each.
   std::vector<std::string_view> speculated_names_;

@@ -237,7 +237,8 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
     return nullptr;
   }
   char* box = t.InPlaceOutbox();
-  votes[kSpeculatedByte] = Speculate(votes, box + start, room - start) ? 1 : 0;
+  size_t published = 0;  // bytes of speculated data after `start`
+  votes[kSpeculatedByte] = Speculate(votes, box + start, room - start, published) ? 1 : 0;
   std::memcpy(box, votes.data(), votes.size());
   KOLO_TRACE_POINT("votes-out");
   const char* const* all = t.ExchangeInPlace("negotiation");
@@ -245,9 +246,8 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
   if (votes[kSpeculatedByte] != 0) {
     // The peers' speculated bytes are read next, after the votes are reduced: ask for them now
     // (this rank's own layout is theirs where they voted alike; 5–6% of a 16–32 KiB allreduce).
-    const size_t end = std::min(room, start + speculated_end_);
     for (int r = 0; r < config_.size; ++r) {
-      if (r != config_.rank) PrefetchBytes(all[r] + start, end - start);
+      if (r != config_.rank) PrefetchBytes(all[r] + start, published);
     }
   }
   // The size is read once: writes through a char pointer could alias the vector's own fields,
@@ -277,17 +277,17 @@ const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
 // leave its place empty), and its own rows of every such allgather. False (and nothing to rely
 // on) when one does not qualify or they do not fit in `room`: the ready entries then run as
 // usual after the vote.
-bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room) {
+bool Engine::Speculate(const std::vector<char>& votes, char* out, size_t room, size_t& end) {
   if (joined_ || timeline_.active()) return false;
   // First whether they all qualify and fit, from the cache alone: a step of many tensors (more
   // than fits) then costs a walk over the votes, not the copies of the first few.
   // (Their names too, to look their entries up under one lock.)
   speculated_names_.clear();
-  speculated_end_ = 0;
+  end = 0;
   const bool fits = ForEachReady(cache_, votes.data(), 0, [&](size_t i, size_t at) {
     speculated_names_.push_back(cache_.NameAt(i));
-    speculated_end_ = at + EntryBytes(cache_, i);
-    return Speculable(cache_, i, config_.size) && speculated_end_ <= room;
+    end = at + EntryBytes(cache_, i);
+    return Speculable(cache_, i, config_.size) && end <= room;
   });
   if (!fits) return false;
   queue_.PeekEach(speculated_names_, speculated_peeks_);
