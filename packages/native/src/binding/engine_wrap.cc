@@ -72,12 +72,12 @@ std::unique_ptr<Transport> ConnectNccl(RendezvousStore& store, const std::string
 }
 
 // The shared-memory options every group of a job starts from: its timeout, and one copy as the
-// `singleCopy` config field says ("auto": where the kernel allows it and the trial finds it no
+// `singleCopy` config field says ("auto": where the kernel allows it and the trials find it no
 // slower, "on": wherever the kernel allows it, "off": never). False for any other value.
 bool JobShmOptions(const std::string& single_copy, std::chrono::milliseconds timeout, ShmOptions& so) {
   so.timeout = timeout;
   if (single_copy == "on") {
-    so.single_copy_trial_bytes = 0;
+    so.single_copy_trial_bytes = so.single_copy_allreduce_size_trial_min_bytes = 0;
   } else if (single_copy == "off") {
     so.single_copy_broadcast_max_bytes = so.single_copy_allgather_max_bytes = so.single_copy_allreduce_max_bytes = 0;
   } else if (single_copy != "auto") {

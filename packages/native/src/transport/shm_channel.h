@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,20 @@ struct ShmOptions {
   // and 0.38-0.71x for 64 KiB to 4 MiB broadcasts (2 ranks, the two ways alternating call by
   // call); on session 20's Intel VM one copy was the faster (see the bounds above).
   size_t single_copy_trial_bytes = 1 << 20;
+  // Where one copy is kept, allreduces that would take it from this many bytes on are timed both
+  // ways on their first calls, per size class (each a factor of 2 wide, from here up): a warm-up
+  // call through the slots (a fresh output's page faults), then four pairs of calls, one each
+  // way, each from a barrier, the pairs alternating which goes first. The class then takes the
+  // slots where the median of rank 0's four ratios (slots / one copy) is under 1, and one copy
+  // otherwise; rank 0 tells every rank. Calls whose tensors kept them off one copy (see
+  // single_copy_allreduce_min_segment_bytes) do not count. 0: no size trials. Session 24, a
+  // 2-core Intel Xeon VM, 2 ranks: the 1 MiB trial keeps one copy (215 against 294 µs; 795
+  // against 1070 at 4 MiB), but 12 alternating rounds had the slots at 0.75x, 0.76x and 0.82x
+  // one copy's time at 16, 32 and 64 MiB (1.12x at 8 MiB), where one copy's writes to outputs
+  // in memory read each line first.
+  size_t single_copy_allreduce_size_trial_min_bytes = 8 << 20;
+  // Tests only: maps each size-trial call's measured seconds (with `slots`, the slots').
+  std::function<double(bool slots, double seconds)> size_trial_seconds;
   // How many times a waiting rank polls its peer's arrival before it starts to yield the CPU;
   // -1 picks ShmSpinsFor(size, the CPUs this process may run on).
   int spins = -1;

@@ -40,7 +40,9 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
       reduce_copy_piece_(std::max(kCacheLine, options.single_copy_allreduce_piece_bytes / kCacheLine * kCacheLine)),
       reduce_copy_min_segment_(options.single_copy_allreduce_min_segment_bytes),
       reduce_copy_chunk_(options.single_copy_allreduce_chunk_bytes),
-      reduce_copy_chunk_min_(options.single_copy_allreduce_chunk_min_bytes) {
+      reduce_copy_chunk_min_(options.single_copy_allreduce_chunk_min_bytes),
+      size_trial_min_(options.single_copy_allreduce_size_trial_min_bytes),
+      size_trial_seconds_(options.size_trial_seconds) {
   const size_t trial = options.single_copy_trial_bytes;
   if (channel_->single_copy() && trial > 0 && trial >= reduce_copy_min_ && trial <= reduce_copy_max_) {
     TrialSingleCopy(trial);
@@ -53,14 +55,14 @@ void ShmTransport::TrialSingleCopy(size_t bytes) {
   double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   for (int round = 0; round < 3; ++round) {
     for (int way = 0; way < 2; ++way) {  // 0: one copy, 1: the slots
-      trial_slots_ = way == 1;
+      forced_way_ = way;
       Barrier();
       const auto start = std::chrono::steady_clock::now();
       AllreduceInto(in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, 1.0);
       best[way] = std::min(best[way], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
   }
-  trial_slots_ = false;
+  forced_way_ = -1;
   const std::vector<char> verdict = BroadcastFromRoot(std::vector<char>(1, best[0] <= best[1] ? 1 : 0));
   if (verdict.size() != 1 || verdict[0] == 0) channel_->DisableSingleCopy();
 }
@@ -149,11 +151,9 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   // share where it lies and writing results straight to `out` (which may be `in`).
   const std::vector<BufferSegment> whole{{in, out, total}};
   const Segments segments(whole);
-  if (channel_->single_copy() && !trial_slots_ && total >= reduce_copy_min_ && total <= reduce_copy_max_ &&
-      SingleCopyAllreduce(segments, whole, count, dtype, op, postscale)) {
-    return;
-  }
-  for (int64_t start = 0; start < count; start += per_round) {
+  const AllreduceWay way = ChooseAllreduceWay(total);
+  const bool one_copy = way.one_copy && SingleCopyAllreduce(segments, whole, count, dtype, op, postscale);
+  for (int64_t start = 0; !one_copy && start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
     const size_t at = static_cast<size_t>(start) * esize;
     if (static_cast<size_t>(n) * esize <= direct_bytes_) {
@@ -162,6 +162,60 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
       SegmentsRound(segments, at, n, dtype, op, postscale, stream);
     }
   }
+  if (way.trial != nullptr) EndSizeTrialCall(way, one_copy);
+}
+
+int ShmTransport::SizeClass(size_t total) const {
+  int c = 0;
+  for (size_t times = total / size_trial_min_; times >= 2 && c < kSizeClasses - 1; times /= 2) ++c;
+  return c;
+}
+
+ShmTransport::AllreduceWay ShmTransport::ChooseAllreduceWay(size_t total) {
+  AllreduceWay way;
+  way.one_copy = channel_->single_copy() && forced_way_ != 1 && total >= reduce_copy_min_ && total <= reduce_copy_max_;
+  if (!way.one_copy || forced_way_ == 0 || size_trial_min_ == 0 || total < size_trial_min_) return way;
+  SizeTrial& trial = size_trials_[static_cast<size_t>(SizeClass(total))];
+  if (trial.calls >= kSizeTrialCalls) {
+    way.one_copy = !trial.slots;
+    return way;
+  }
+  way.trial = &trial;
+  if (trial.calls == 0) {  // the warm-up, through the slots
+    way.one_copy = false;
+    return way;
+  }
+  // Pairs alternate which way goes first: one copy then the slots, the slots then one copy, ...
+  const int pair = (trial.calls - 1) / 2, second = (trial.calls - 1) % 2;
+  way.one_copy = (pair % 2 == 0) != (second == 1);
+  Barrier();
+  way.start = std::chrono::steady_clock::now();
+  return way;
+}
+
+void ShmTransport::EndSizeTrialCall(const AllreduceWay& way, bool took_one_copy) {
+  // A call meant for one copy that the tensors kept off it says nothing of one copy.
+  if (way.one_copy && !took_one_copy) return;
+  SizeTrial& trial = *way.trial;
+  if (trial.calls++ == 0) return;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - way.start).count();
+  if (size_trial_seconds_) seconds = size_trial_seconds_(!way.one_copy, seconds);
+  trial.seconds[way.one_copy ? 0 : 1][(trial.calls - 2) / 2] = seconds;
+  if (trial.calls < kSizeTrialCalls) return;
+  // The slots win where the median of the pairs' time ratios (slots / one copy) is under 1: a
+  // slow moment of a shared machine then spoils one pair, not the verdict.
+  std::array<double, kSizeTrialPairs> ratios{};
+  for (int p = 0; p < kSizeTrialPairs; ++p) ratios[p] = trial.seconds[1][p] / std::max(trial.seconds[0][p], 1e-12);
+  std::sort(ratios.begin(), ratios.end());
+  const bool slots = ratios[kSizeTrialPairs / 2 - 1] * ratios[kSizeTrialPairs / 2] < 1.0;
+  const std::vector<char> verdict = BroadcastFromRoot(std::vector<char>(1, slots ? 1 : 0));
+  trial.slots = verdict.size() == 1 && verdict[0] == 1;
+}
+
+int ShmTransport::SizeTrialVerdict(size_t bytes) const {
+  if (size_trial_min_ == 0 || bytes < size_trial_min_) return -1;
+  const SizeTrial& trial = size_trials_[static_cast<size_t>(SizeClass(bytes))];
+  return trial.calls < kSizeTrialCalls ? -1 : (trial.slots ? 1 : 0);
 }
 
 void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments, int64_t count,
@@ -184,16 +238,15 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
   const size_t esize = DataTypeSize(dtype);
   const Segments pieces(segments);
   const size_t total = static_cast<size_t>(count) * esize;
-  if (channel_->single_copy() && total >= reduce_copy_min_ && total <= reduce_copy_max_ &&
-      SingleCopyAllreduce(pieces, segments, count, dtype, op, postscale)) {
-    return;
-  }
+  const AllreduceWay way = ChooseAllreduceWay(total);
+  const bool one_copy = way.one_copy && SingleCopyAllreduce(pieces, segments, count, dtype, op, postscale);
   const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
   const bool stream = total >= stream_bytes_;
-  for (int64_t start = 0; start < count; start += per_round) {
+  for (int64_t start = 0; !one_copy && start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
     SegmentsRound(pieces, static_cast<size_t>(start) * esize, n, dtype, op, postscale, stream);
   }
+  if (way.trial != nullptr) EndSizeTrialCall(way, one_copy);
 }
 
 // One round of an allreduce over segments (a fused allreduce's tensors, or AllreduceInto's one

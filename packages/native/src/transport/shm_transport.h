@@ -4,6 +4,9 @@
 // reduce the whole (small) buffer, which costs one barrier instead of two.
 #pragma once
 
+#include <array>
+#include <chrono>
+#include <functional>
 #include <memory>
 
 #include "transport/shm_channel.h"
@@ -42,6 +45,10 @@ class ShmTransport : public Transport {
   // (the kernel allows it, and the trial found it no slower).
   bool SingleCopyAvailable() const { return channel_->single_copy(); }
   bool SingleCopy() const override { return SingleCopyAvailable(); }
+  // How allreduces of `bytes` go after their size class's trial (see ShmOptions::
+  // single_copy_allreduce_size_trial_min_bytes): 1 through the slots, 0 with one copy, -1 while
+  // the class is untried or trying (or outside the trials).
+  int SizeTrialVerdict(size_t bytes) const;
   size_t InPlaceBytes() const override;
   char* InPlaceOutbox() override { return channel_->Input(rank_); }
   const char* const* ExchangeInPlace(const char* what) override;
@@ -52,6 +59,28 @@ class ShmTransport : public Transport {
   // Times an allreduce of `bytes` with one copy and through the slots, and turns one copy off
   // where it was slower (see ShmOptions::single_copy_trial_bytes).
   void TrialSingleCopy(size_t bytes);
+  // A size class's trial (see ShmOptions::single_copy_allreduce_size_trial_min_bytes): a
+  // warm-up call, then kSizeTrialPairs pairs of calls, one each way.
+  static constexpr int kSizeTrialPairs = 4;
+  static constexpr int kSizeTrialCalls = 1 + 2 * kSizeTrialPairs;
+  static constexpr int kSizeClasses = 24;
+  struct SizeTrial {
+    int calls = 0;                                // counted so far
+    double seconds[2][kSizeTrialPairs] = {};      // each pair's: one copy, the slots
+    bool slots = false;                           // the verdict, once calls reach kSizeTrialCalls
+  };
+  // How an allreduce of `total` bytes goes: whether it tries one copy, and where it is a call of
+  // a size trial, the trial and the call's start (after a barrier).
+  struct AllreduceWay {
+    bool one_copy = false;
+    SizeTrial* trial = nullptr;
+    std::chrono::steady_clock::time_point start;
+  };
+  AllreduceWay ChooseAllreduceWay(size_t total);
+  // Counts a size trial's call (`took_one_copy`: whether it went with one copy), and after its
+  // last call sets the class's verdict from rank 0's.
+  void EndSizeTrialCall(const AllreduceWay& way, bool took_one_copy);
+  int SizeClass(size_t total) const;
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
@@ -89,8 +118,11 @@ class ShmTransport : public Transport {
   size_t reduce_copy_min_segment_;
   size_t reduce_copy_chunk_;
   size_t reduce_copy_chunk_min_;
-  // During TrialSingleCopy: allreduces take the slots.
-  bool trial_slots_ = false;
+  // During TrialSingleCopy, the way its allreduces take: 0 one copy, 1 the slots (-1 after).
+  int forced_way_ = -1;
+  size_t size_trial_min_;
+  std::function<double(bool, double)> size_trial_seconds_;
+  std::array<SizeTrial, kSizeClasses> size_trials_{};
   // SingleCopyAllreduce's: its pieces (one per rank), every rank's segments as published (rank
   // r's at [published_first_[r], published_first_[r + 1]), each with its logical start), and
   // the ranges of one read.

@@ -314,6 +314,44 @@ TEST_P(ShmOps, SingleCopyTrialGivesEveryRankTheSameAnswer) {
   }
 }
 
+// A size trial (one copy against the slots on a size class's first calls) leaves every rank with
+// rank 0's verdict, here where the other ranks timed it the other way round, only once its nine
+// calls are done, and for its own class alone; every call's result is right, whichever way.
+TEST_P(ShmOps, SizeTrialGivesEveryRankRankZerosVerdict) {
+  const int n = size();
+  for (int slots_win : {0, 1}) {
+    std::vector<std::vector<int>> seen(static_cast<size_t>(n));
+    RunSingleCopy(n, [n, slots_win](int r) {
+      ShmOptions o = SingleCopyAllreduceFrom1KiB(r, n);
+      o.single_copy_allreduce_size_trial_min_bytes = 40000;
+      // Rank 0 finds the slots faster where slots_win; every other rank finds the opposite.
+      const bool faster = (r == 0) == (slots_win == 1);
+      o.size_trial_seconds = [faster](bool slots, double) { return slots == faster ? 1.0 : 2.0; };
+      return o;
+    }, "allreduce", [&](ShmTransport& t, int r) {
+      std::vector<int>& mine = seen[static_cast<size_t>(r)];
+      const int64_t count = 12000;  // 48000 bytes: the first class (40000 up to 80000)
+      for (int call = 0; call < 10; ++call) {
+        std::vector<float> in(static_cast<size_t>(count)), out(in.size(), -1.0f);
+        for (int64_t i = 0; i < count; ++i) in[i] = static_cast<float>((r + 1) * (i % 97));
+        t.AllreduceInto(in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, 1.0);
+        for (int64_t i = 0; i < count; ++i) {
+          ASSERT_EQ(out[i], static_cast<float>(n * (n + 1) / 2 * (i % 97))) << "rank " << r << ", call " << call;
+        }
+        mine.push_back(t.SizeTrialVerdict(48000));
+      }
+      mine.push_back(t.SizeTrialVerdict(79999));
+      mine.push_back(t.SizeTrialVerdict(80000));  // the next class: untried
+      mine.push_back(t.SizeTrialVerdict(39999));   // under the trials
+    });
+    for (int r = 0; r < n; ++r) {
+      const int v = slots_win;
+      EXPECT_EQ(seen[static_cast<size_t>(r)], (std::vector<int>{-1, -1, -1, -1, -1, -1, -1, -1, v, v, v, -1, -1}))
+          << "rank " << r << ", slots faster on rank 0: " << slots_win;
+    }
+  }
+}
+
 TEST_P(ShmOps, SingleCopyOffLeavesTheProbeOut) {
   const int n = size();
   RunRanks(n, [n](int r) {
