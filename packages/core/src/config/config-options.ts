@@ -58,9 +58,10 @@ export interface ConfigOptions {
   /**
    * Whether shared-memory collectives read the peers' memory with one copy (`process_vm_readv`,
    * as Open MPI's shared-memory transport): `auto` (default) where the kernel allows it and a
-   * timed trial when the job starts finds it no slower than two copies through the segment,
-   * `on` wherever the kernel allows it, `off` never (`KOLO_SHM_SINGLE_COPY`). `singleCopy()`
-   * tells what the job uses.
+   * timed trial when the job starts finds it no slower than two copies through the segment
+   * (allreduces of 8 MiB and more then time both ways on their first calls, per size, and keep
+   * the faster), `on` wherever the kernel allows it, `off` never (`KOLO_SHM_SINGLE_COPY`).
+   * `singleCopy()` tells what the job uses.
    */
   readonly singleCopy?: 'auto' | 'on' | 'off';
   /**
