@@ -91,21 +91,25 @@ struct ShmOptions {
   bool single_copy_oversubscribed = false;
   // Whether one copy pays depends on how fast the kernel copies between processes against a
   // plain vector copy, which differs by machine far more than by size. Where the kernel allows
-  // one copy, a new group therefore first times an allreduce of this many bytes both ways (one
-  // copy, then the slots; three times, alternating, from a barrier each), and keeps one copy
-  // only where rank 0's best one-copy time was no slower than its best through the slots; rank 0
-  // tells every rank. 0: no trial (one copy wherever the kernel allows it). Session 22, a 2-core
-  // AMD EPYC (Zen 5) VM: `process_vm_readv` moved 10-12 GB/s where a vector copy moved 55-104
-  // GB/s, and the slots took 0.41-0.56x the time of one copy for 512 KiB to 16 MiB allreduces
-  // and 0.38-0.71x for 64 KiB to 4 MiB broadcasts (2 ranks, the two ways alternating call by
-  // call); on session 20's Intel VM one copy was the faster (see the bounds above).
+  // one copy, a new group therefore first times allreduces of this many bytes both ways (after a
+  // warm-up, eight pairs of calls, one each way, each from a barrier, the pairs alternating which
+  // way goes first), and keeps one copy unless the median of rank 0's eight time ratios (slots /
+  // one copy) is under 1; rank 0 tells every rank. 0: no trial (one copy wherever the kernel
+  // allows it). Until session 24 it kept the best of three calls each way, which a slow moment
+  // of a shared machine could tip either way. Session 22, a 2-core AMD EPYC (Zen 5) VM:
+  // `process_vm_readv` moved 10-12 GB/s where a vector copy moved 55-104 GB/s, and the slots
+  // took 0.41-0.56x the time of one copy for 512 KiB to 16 MiB allreduces and 0.38-0.71x for
+  // 64 KiB to 4 MiB broadcasts (2 ranks, the two ways alternating call by call); on session 20's
+  // Intel VM one copy was the faster (see the bounds above). The verdict holds for broadcasts and
+  // allgathers too: a trial of broadcasts of their own (session 24, Intel VM) chose the slots in
+  // 3 of 5 starts, timed back to back at start-up, where in a loop through the engine one copy
+  // took half their time for 256 KiB-1 MiB broadcasts; it was not kept.
   size_t single_copy_trial_bytes = 1 << 20;
   // Where one copy is kept, allreduces that would take it from this many bytes on are timed both
-  // ways on their first calls, per size class (each a factor of 2 wide, from here up): a warm-up
-  // call through the slots (a fresh output's page faults), then four pairs of calls, one each
-  // way, each from a barrier, the pairs alternating which goes first. The class then takes the
-  // slots where the median of rank 0's four ratios (slots / one copy) is under 1, and one copy
-  // otherwise; rank 0 tells every rank. Calls whose tensors kept them off one copy (see
+  // ways again on their first calls, per size class (each a factor of 2 wide, from here up), as
+  // the trial above times them: a warm-up call through the slots (a fresh output's page faults),
+  // then eight pairs of calls; each class then keeps one copy or takes the slots by rank 0's
+  // median ratio. Calls whose tensors kept them off one copy (see
   // single_copy_allreduce_min_segment_bytes) do not count. 0: no size trials. Session 24, a
   // 2-core Intel Xeon VM, 2 ranks: the 1 MiB trial keeps one copy (215 against 294 µs; 795
   // against 1070 at 4 MiB), but 12 alternating rounds had the slots at 0.75x, 0.76x and 0.82x

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 
 #include "engine/kernels.h"
 #include "transport/shm_segments.h"
@@ -52,19 +51,28 @@ ShmTransport::ShmTransport(KeyValueStore& store, const ShmOptions& options)
 void ShmTransport::TrialSingleCopy(size_t bytes) {
   const int64_t count = static_cast<int64_t>(bytes / sizeof(float));
   std::vector<float> in(static_cast<size_t>(count), 1.0f), out(static_cast<size_t>(count), 0.0f);
-  double best[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
-  for (int round = 0; round < 3; ++round) {
-    for (int way = 0; way < 2; ++way) {  // 0: one copy, 1: the slots
-      forced_way_ = way;
-      Barrier();
-      const auto start = std::chrono::steady_clock::now();
-      AllreduceInto(in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, 1.0);
-      best[way] = std::min(best[way], std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
+  double seconds[2][kTrialPairs] = {};
+  forced_way_ = 1;
+  AllreduceInto(in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, 1.0);
+  for (int call = 0; call < 2 * kTrialPairs; ++call) {
+    const bool one_copy = TrialCallOneCopy(call);
+    forced_way_ = one_copy ? 0 : 1;
+    Barrier();
+    const auto start = std::chrono::steady_clock::now();
+    AllreduceInto(in.data(), out.data(), count, DataType::kFloat32, ReduceOp::kSum, 1.0);
+    seconds[one_copy ? 0 : 1][call / 2] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   forced_way_ = -1;
-  const std::vector<char> verdict = BroadcastFromRoot(std::vector<char>(1, best[0] <= best[1] ? 1 : 0));
-  if (verdict.size() != 1 || verdict[0] == 0) channel_->DisableSingleCopy();
+  if (SlotsWon(seconds)) channel_->DisableSingleCopy();
+}
+
+bool ShmTransport::SlotsWon(const double (&seconds)[2][kTrialPairs]) {
+  std::array<double, kTrialPairs> ratios{};
+  for (int p = 0; p < kTrialPairs; ++p) ratios[p] = seconds[1][p] / std::max(seconds[0][p], 1e-12);
+  std::sort(ratios.begin(), ratios.end());
+  const bool slots = ratios[kTrialPairs / 2 - 1] * ratios[kTrialPairs / 2] < 1.0;
+  const std::vector<char> verdict = BroadcastFromRoot(std::vector<char>(1, slots ? 1 : 0));
+  return verdict.size() != 1 || verdict[0] == 1;
 }
 
 ShmTransport::~ShmTransport() = default;
@@ -181,13 +189,8 @@ ShmTransport::AllreduceWay ShmTransport::ChooseAllreduceWay(size_t total) {
     return way;
   }
   way.trial = &trial;
-  if (trial.calls == 0) {  // the warm-up, through the slots
-    way.one_copy = false;
-    return way;
-  }
-  // Pairs alternate which way goes first: one copy then the slots, the slots then one copy, ...
-  const int pair = (trial.calls - 1) / 2, second = (trial.calls - 1) % 2;
-  way.one_copy = (pair % 2 == 0) != (second == 1);
+  way.one_copy = trial.calls > 0 && TrialCallOneCopy(trial.calls - 1);  // the warm-up: the slots
+  if (trial.calls == 0) return way;
   Barrier();
   way.start = std::chrono::steady_clock::now();
   return way;
@@ -201,15 +204,7 @@ void ShmTransport::EndSizeTrialCall(const AllreduceWay& way, bool took_one_copy)
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - way.start).count();
   if (size_trial_seconds_) seconds = size_trial_seconds_(!way.one_copy, seconds);
   trial.seconds[way.one_copy ? 0 : 1][(trial.calls - 2) / 2] = seconds;
-  if (trial.calls < kSizeTrialCalls) return;
-  // The slots win where the median of the pairs' time ratios (slots / one copy) is under 1: a
-  // slow moment of a shared machine then spoils one pair, not the verdict.
-  std::array<double, kSizeTrialPairs> ratios{};
-  for (int p = 0; p < kSizeTrialPairs; ++p) ratios[p] = trial.seconds[1][p] / std::max(trial.seconds[0][p], 1e-12);
-  std::sort(ratios.begin(), ratios.end());
-  const bool slots = ratios[kSizeTrialPairs / 2 - 1] * ratios[kSizeTrialPairs / 2] < 1.0;
-  const std::vector<char> verdict = BroadcastFromRoot(std::vector<char>(1, slots ? 1 : 0));
-  trial.slots = verdict.size() == 1 && verdict[0] == 1;
+  if (trial.calls == kSizeTrialCalls) trial.slots = SlotsWon(trial.seconds);
 }
 
 int ShmTransport::SizeTrialVerdict(size_t bytes) const {

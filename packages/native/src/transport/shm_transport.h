@@ -56,18 +56,25 @@ class ShmTransport : public Transport {
  private:
   void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
                    double postscale);
-  // Times an allreduce of `bytes` with one copy and through the slots, and turns one copy off
-  // where it was slower (see ShmOptions::single_copy_trial_bytes).
+  // A trial of one copy against the slots (at start-up, and per size class: see ShmOptions::
+  // single_copy_trial_bytes and single_copy_allreduce_size_trial_min_bytes): after a warm-up
+  // through the slots, kTrialPairs pairs of calls, one each way, each from a barrier, the pairs
+  // alternating which way goes first (TrialCallOneCopy).
+  static constexpr int kTrialPairs = 8;
+  static bool TrialCallOneCopy(int call) { return ((call / 2) % 2 == 0) != (call % 2 == 1); }
+  // Rank 0's verdict of a trial, on every rank: whether the slots won, i.e. the median of its
+  // pairs' time ratios (slots / one copy) was under 1, so that a slow moment of a shared machine
+  // spoils a pair rather than the verdict. `seconds`: each pair's one-copy and slots times.
+  bool SlotsWon(const double (&seconds)[2][kTrialPairs]);
+  // Times allreduces of `bytes` both ways, and turns one copy off where the slots won.
   void TrialSingleCopy(size_t bytes);
-  // A size class's trial (see ShmOptions::single_copy_allreduce_size_trial_min_bytes): a
-  // warm-up call, then kSizeTrialPairs pairs of calls, one each way.
-  static constexpr int kSizeTrialPairs = 4;
-  static constexpr int kSizeTrialCalls = 1 + 2 * kSizeTrialPairs;
+  // A size class's trial, spread over its first calls (a warm-up, then the pairs).
+  static constexpr int kSizeTrialCalls = 1 + 2 * kTrialPairs;
   static constexpr int kSizeClasses = 24;
   struct SizeTrial {
-    int calls = 0;                                // counted so far
-    double seconds[2][kSizeTrialPairs] = {};      // each pair's: one copy, the slots
-    bool slots = false;                           // the verdict, once calls reach kSizeTrialCalls
+    int calls = 0;                           // counted so far
+    double seconds[2][kTrialPairs] = {};     // each pair's: one copy, the slots
+    bool slots = false;                      // the verdict, once calls reach kSizeTrialCalls
   };
   // How an allreduce of `total` bytes goes: whether it tries one copy, and where it is a call of
   // a size trial, the trial and the call's start (after a barrier).
