@@ -280,9 +280,12 @@ bool Engine::TryDriveOnce(size_t calls) {
     const int64_t spin_us =
         config_.caller_spin_us + kCallerSpinPerCallUs * static_cast<int64_t>(calls > 0 ? calls - 1 : 0);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
+    // With more ranks than CPUs the peers need this CPU to announce: yield on every poll (4 ranks
+    // on 2 cores, 4 KiB awaited, alternating runs: 0.87-0.94x the time of yielding every 32nd).
+    const int yield_every = t.YieldWhileWaiting() ? 1 : 32;
     bool ready = t.PeersReady();
     for (int i = 1; !ready && std::chrono::steady_clock::now() < deadline; ++i) {
-      if (i % 32 == 0) std::this_thread::yield();
+      if (i % yield_every == 0) std::this_thread::yield();
       ready = t.PeersReady();
     }
     if (!ready) {

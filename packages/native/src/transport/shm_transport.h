@@ -41,6 +41,8 @@ class ShmTransport : public Transport {
     return true;
   }
   bool PeersReady() const override { return channel_->PeersReady(); }
+  // As the channel's barriers wait (ShmSpinsFor: no spinning with more ranks than CPUs).
+  bool YieldWhileWaiting() const override { return channel_->spins() == 0; }
   // Whether collectives within ShmOptions' single-copy bounds move with one copy in this group
   // (the kernel allows it, and the trial found it no slower).
   bool SingleCopyAvailable() const { return channel_->single_copy(); }

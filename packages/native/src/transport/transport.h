@@ -96,6 +96,9 @@ class Transport {
   virtual bool AnnounceNext(bool /*on*/) { return false; }
   // True when every other rank waits in, or has announced, this rank's next collective.
   virtual bool PeersReady() const { return PeersWaiting(); }
+  // Whether a rank that waits for its peers should yield its CPU on every poll rather than spin
+  // first: the group has more ranks than CPUs, so the peer it waits for may need this very CPU.
+  virtual bool YieldWhileWaiting() const { return false; }
 
   // A round in which every rank publishes bytes and reads every rank's where they lie, behind one
   // barrier: the engine sends a cycle's votes in it together with the data of the small cached

@@ -49,5 +49,18 @@ TEST(ShmSpins, ChannelsTakeTheGivenSpinsOrTheDefaultForTheirSizeAndThisProcesssC
   EXPECT_EQ(ChosenSpins(3, -1), std::vector<int>(3, ShmSpinsFor(3, cpus)));
 }
 
+// The engine's caller yields while it waits for the peers' announcements as the barriers do.
+TEST(ShmSpins, TransportsYieldWhileWaitingWhereTheirChannelsDoNotSpin) {
+  for (int spins : {0, 7}) {
+    std::vector<int> yields(2, -1);
+    RunRanks(2, [spins](int r) {
+      ShmOptions o = TestShmOptions(r, 2, "shmtest-yield-" + std::to_string(spins));
+      o.spins = spins;
+      return o;
+    }, [&](ShmTransport& t, int r) { yields[static_cast<size_t>(r)] = t.YieldWhileWaiting() ? 1 : 0; });
+    EXPECT_EQ(yields, std::vector<int>(2, spins == 0 ? 1 : 0)) << spins << " spins";
+  }
+}
+
 }  // namespace
 }  // namespace kolo
