@@ -106,7 +106,8 @@ struct ShmOptions {
   // took half their time for 256 KiB-1 MiB broadcasts; it was not kept.
   size_t single_copy_trial_bytes = 1 << 20;
   // Where one copy is kept, allreduces that would take it from this many bytes on are timed both
-  // ways again on their first calls, per size class (each a factor of 2 wide, from here up), as
+  // ways again on their first calls, per size class (each a factor of 2 wide, from here up; in
+  // place and apart are classes of their own), as
   // the trial above times them: a warm-up call through the slots (a fresh output's page faults),
   // then eight pairs of calls; each class then keeps one copy or takes the slots by rank 0's
   // median ratio. Calls whose tensors kept them off one copy (see
@@ -114,7 +115,8 @@ struct ShmOptions {
   // 2-core Intel Xeon VM, 2 ranks: the 1 MiB trial keeps one copy (215 against 294 µs; 795
   // against 1070 at 4 MiB), but 12 alternating rounds had the slots at 0.75x, 0.76x and 0.82x
   // one copy's time at 16, 32 and 64 MiB (1.12x at 8 MiB), where one copy's writes to outputs
-  // in memory read each line first.
+  // in memory read each line first; in place, where those lines were just read, the slots took
+  // 1.14-1.69x one copy's time at 1-64 MiB.
   size_t single_copy_allreduce_size_trial_min_bytes = 8 << 20;
   // Tests only: maps each size-trial call's measured seconds (with `slots`, the slots').
   std::function<double(bool slots, double seconds)> size_trial_seconds;

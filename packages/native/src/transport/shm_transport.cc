@@ -159,7 +159,7 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   // share where it lies and writing results straight to `out` (which may be `in`).
   const std::vector<BufferSegment> whole{{in, out, total}};
   const Segments segments(whole);
-  const AllreduceWay way = ChooseAllreduceWay(total);
+  const AllreduceWay way = ChooseAllreduceWay(total, in == out);
   const bool one_copy = way.one_copy && SingleCopyAllreduce(segments, whole, count, dtype, op, postscale);
   for (int64_t start = 0; !one_copy && start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
@@ -173,17 +173,17 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   if (way.trial != nullptr) EndSizeTrialCall(way, one_copy);
 }
 
-int ShmTransport::SizeClass(size_t total) const {
-  int c = 0;
-  for (size_t times = total / size_trial_min_; times >= 2 && c < kSizeClasses - 1; times /= 2) ++c;
-  return c;
+size_t ShmTransport::SizeClass(size_t total, bool in_place) const {
+  size_t c = 0;
+  for (size_t times = total / size_trial_min_; times >= 2 && c + 1 < kSizeClasses; times /= 2) ++c;
+  return 2 * c + (in_place ? 1 : 0);
 }
 
-ShmTransport::AllreduceWay ShmTransport::ChooseAllreduceWay(size_t total) {
+ShmTransport::AllreduceWay ShmTransport::ChooseAllreduceWay(size_t total, bool in_place) {
   AllreduceWay way;
   way.one_copy = channel_->single_copy() && forced_way_ != 1 && total >= reduce_copy_min_ && total <= reduce_copy_max_;
   if (!way.one_copy || forced_way_ == 0 || size_trial_min_ == 0 || total < size_trial_min_) return way;
-  SizeTrial& trial = size_trials_[static_cast<size_t>(SizeClass(total))];
+  SizeTrial& trial = size_trials_[SizeClass(total, in_place)];
   if (trial.calls >= kSizeTrialCalls) {
     way.one_copy = !trial.slots;
     return way;
@@ -207,9 +207,9 @@ void ShmTransport::EndSizeTrialCall(const AllreduceWay& way, bool took_one_copy)
   if (trial.calls == kSizeTrialCalls) trial.slots = SlotsWon(trial.seconds);
 }
 
-int ShmTransport::SizeTrialVerdict(size_t bytes) const {
+int ShmTransport::SizeTrialVerdict(size_t bytes, bool in_place) const {
   if (size_trial_min_ == 0 || bytes < size_trial_min_) return -1;
-  const SizeTrial& trial = size_trials_[static_cast<size_t>(SizeClass(bytes))];
+  const SizeTrial& trial = size_trials_[SizeClass(bytes, in_place)];
   return trial.calls < kSizeTrialCalls ? -1 : (trial.slots ? 1 : 0);
 }
 
@@ -233,7 +233,9 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
   const size_t esize = DataTypeSize(dtype);
   const Segments pieces(segments);
   const size_t total = static_cast<size_t>(count) * esize;
-  const AllreduceWay way = ChooseAllreduceWay(total);
+  bool in_place = true;
+  for (const BufferSegment& s : segments) in_place = in_place && s.in == s.out;
+  const AllreduceWay way = ChooseAllreduceWay(total, in_place);
   const bool one_copy = way.one_copy && SingleCopyAllreduce(pieces, segments, count, dtype, op, postscale);
   const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
   const bool stream = total >= stream_bytes_;

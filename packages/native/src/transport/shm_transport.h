@@ -47,10 +47,10 @@ class ShmTransport : public Transport {
   // (the kernel allows it, and the trial found it no slower).
   bool SingleCopyAvailable() const { return channel_->single_copy(); }
   bool SingleCopy() const override { return SingleCopyAvailable(); }
-  // How allreduces of `bytes` go after their size class's trial (see ShmOptions::
-  // single_copy_allreduce_size_trial_min_bytes): 1 through the slots, 0 with one copy, -1 while
-  // the class is untried or trying (or outside the trials).
-  int SizeTrialVerdict(size_t bytes) const;
+  // How allreduces of `bytes` (in place or apart) go after their size class's trial (see
+  // ShmOptions::single_copy_allreduce_size_trial_min_bytes): 1 through the slots, 0 with one
+  // copy, -1 while the class is untried or trying (or outside the trials).
+  int SizeTrialVerdict(size_t bytes, bool in_place) const;
   size_t InPlaceBytes() const override;
   char* InPlaceOutbox() override { return channel_->Input(rank_); }
   const char* const* ExchangeInPlace(const char* what) override;
@@ -78,18 +78,20 @@ class ShmTransport : public Transport {
     double seconds[2][kTrialPairs] = {};     // each pair's: one copy, the slots
     bool slots = false;                      // the verdict, once calls reach kSizeTrialCalls
   };
-  // How an allreduce of `total` bytes goes: whether it tries one copy, and where it is a call of
-  // a size trial, the trial and the call's start (after a barrier).
+  // How an allreduce of `total` bytes (`in_place`: every output is its input) goes: whether it
+  // tries one copy, and where it is a call of a size trial, the trial and the call's start (after
+  // a barrier).
   struct AllreduceWay {
     bool one_copy = false;
     SizeTrial* trial = nullptr;
     std::chrono::steady_clock::time_point start;
   };
-  AllreduceWay ChooseAllreduceWay(size_t total);
+  AllreduceWay ChooseAllreduceWay(size_t total, bool in_place);
   // Counts a size trial's call (`took_one_copy`: whether it went with one copy), and after its
   // last call sets the class's verdict from rank 0's.
   void EndSizeTrialCall(const AllreduceWay& way, bool took_one_copy);
-  int SizeClass(size_t total) const;
+  // The trial of allreduces of `total` bytes, in place or apart (each its own class).
+  size_t SizeClass(size_t total, bool in_place) const;
   // One round of AllreduceSegments over bytes [at, at + count * esize) of the segments.
   void SegmentsRound(const class Segments& segments, size_t at, int64_t count, DataType dtype,
                      ReduceOp op, double postscale, bool stream);
@@ -131,7 +133,7 @@ class ShmTransport : public Transport {
   int forced_way_ = -1;
   size_t size_trial_min_;
   std::function<double(bool, double)> size_trial_seconds_;
-  std::array<SizeTrial, kSizeClasses> size_trials_{};
+  std::array<SizeTrial, 2 * kSizeClasses> size_trials_{};
   // SingleCopyAllreduce's: its pieces (one per rank), every rank's segments as published (rank
   // r's at [published_first_[r], published_first_[r + 1]), each with its logical start), and
   // the ranges of one read.

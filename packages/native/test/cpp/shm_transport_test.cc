@@ -316,8 +316,8 @@ TEST_P(ShmOps, SingleCopyTrialGivesEveryRankTheSameAnswer) {
 
 // A size trial (one copy against the slots on a size class's first calls) leaves every rank with
 // rank 0's verdict, here where the other ranks timed it the other way round, only once its 17
-// calls (a warm-up and eight pairs) are done, and for its own class alone; every call's result
-// is right, whichever way.
+// calls (a warm-up and eight pairs) are done, and for its own class alone (in place is another);
+// every call's result is right, whichever way.
 TEST_P(ShmOps, SizeTrialGivesEveryRankRankZerosVerdict) {
   const int n = size();
   for (int slots_win : {0, 1}) {
@@ -339,15 +339,25 @@ TEST_P(ShmOps, SizeTrialGivesEveryRankRankZerosVerdict) {
         for (int64_t i = 0; i < count; ++i) {
           ASSERT_EQ(out[i], static_cast<float>(n * (n + 1) / 2 * (i % 97))) << "rank " << r << ", call " << call;
         }
-        mine.push_back(t.SizeTrialVerdict(48000));
+        mine.push_back(t.SizeTrialVerdict(48000, false));
       }
-      mine.push_back(t.SizeTrialVerdict(79999));
-      mine.push_back(t.SizeTrialVerdict(80000));  // the next class: untried
-      mine.push_back(t.SizeTrialVerdict(39999));   // under the trials
+      mine.push_back(t.SizeTrialVerdict(79999, false));
+      mine.push_back(t.SizeTrialVerdict(48000, true));   // in place: a class of its own, untried
+      mine.push_back(t.SizeTrialVerdict(80000, false));  // the next class: untried
+      mine.push_back(t.SizeTrialVerdict(39999, false));  // under the trials
+      for (int call = 0; call < 17; ++call) {  // in place, its own 17 calls
+        std::vector<float> x(static_cast<size_t>(count));
+        for (int64_t i = 0; i < count; ++i) x[i] = static_cast<float>((r + 1) * (i % 97));
+        t.AllreduceInto(x.data(), x.data(), count, DataType::kFloat32, ReduceOp::kSum, 1.0);
+        for (int64_t i = 0; i < count; ++i) {
+          ASSERT_EQ(x[i], static_cast<float>(n * (n + 1) / 2 * (i % 97))) << "rank " << r << ", in place, call " << call;
+        }
+      }
+      mine.push_back(t.SizeTrialVerdict(48000, true));
     });
     for (int r = 0; r < n; ++r) {
       std::vector<int> expected(16, -1);
-      expected.insert(expected.end(), {slots_win, slots_win, slots_win, -1, -1});
+      expected.insert(expected.end(), {slots_win, slots_win, slots_win, -1, -1, -1, slots_win});
       EXPECT_EQ(seen[static_cast<size_t>(r)], expected)
           << "rank " << r << ", slots faster on rank 0: " << slots_win;
     }
