@@ -354,10 +354,23 @@ TEST_P(ShmOps, SizeTrialGivesEveryRankRankZerosVerdict) {
         }
       }
       mine.push_back(t.SizeTrialVerdict(48000, true));
+      // A fused allreduce (four tensors, 96000 bytes: the next class) trials through its own calls.
+      for (int call = 0; call < 17; ++call) {
+        std::vector<float> in(24000), out(in.size(), -1.0f);
+        for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((r + 1) * (i % 89));
+        std::vector<BufferSegment> segments;
+        for (size_t k = 0; k < 4; ++k) segments.push_back({in.data() + k * 6000, out.data() + k * 6000, 6000 * sizeof(float)});
+        std::vector<char> scratch;
+        t.AllreduceSegments(segments, 24000, DataType::kFloat32, ReduceOp::kSum, 1.0, scratch);
+        for (size_t i = 0; i < out.size(); ++i) {
+          ASSERT_EQ(out[i], static_cast<float>(n * (n + 1) / 2 * (i % 89))) << "rank " << r << ", fused, call " << call;
+        }
+      }
+      mine.push_back(t.SizeTrialVerdict(96000, false));
     });
     for (int r = 0; r < n; ++r) {
       std::vector<int> expected(16, -1);
-      expected.insert(expected.end(), {slots_win, slots_win, slots_win, -1, -1, -1, slots_win});
+      expected.insert(expected.end(), {slots_win, slots_win, slots_win, -1, -1, -1, slots_win, slots_win});
       EXPECT_EQ(seen[static_cast<size_t>(r)], expected)
           << "rank " << r << ", slots faster on rank 0: " << slots_win;
     }
