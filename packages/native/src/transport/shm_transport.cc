@@ -159,7 +159,7 @@ void ShmTransport::AllreduceInto(const void* in, void* out, int64_t count, DataT
   // share where it lies and writing results straight to `out` (which may be `in`).
   const std::vector<BufferSegment> whole{{in, out, total}};
   const Segments segments(whole);
-  const AllreduceWay way = ChooseAllreduceWay(total, in == out);
+  const AllreduceWay way = ChooseAllreduceWay(total, whole);
   const bool one_copy = way.one_copy && SingleCopyAllreduce(segments, whole, count, dtype, op, postscale);
   for (int64_t start = 0; !one_copy && start < count; start += per_round) {
     const int64_t n = std::min(per_round, count - start);
@@ -179,10 +179,13 @@ size_t ShmTransport::SizeClass(size_t total, bool in_place) const {
   return 2 * c + (in_place ? 1 : 0);
 }
 
-ShmTransport::AllreduceWay ShmTransport::ChooseAllreduceWay(size_t total, bool in_place) {
+ShmTransport::AllreduceWay ShmTransport::ChooseAllreduceWay(size_t total,
+                                                            const std::vector<BufferSegment>& segments) {
   AllreduceWay way;
   way.one_copy = channel_->single_copy() && forced_way_ != 1 && total >= reduce_copy_min_ && total <= reduce_copy_max_;
   if (!way.one_copy || forced_way_ == 0 || size_trial_min_ == 0 || total < size_trial_min_) return way;
+  bool in_place = true;
+  for (const BufferSegment& s : segments) in_place = in_place && s.in == s.out;
   SizeTrial& trial = size_trials_[SizeClass(total, in_place)];
   if (trial.calls >= kSizeTrialCalls) {
     way.one_copy = !trial.slots;
@@ -233,9 +236,7 @@ void ShmTransport::AllreduceSegments(const std::vector<BufferSegment>& segments,
   const size_t esize = DataTypeSize(dtype);
   const Segments pieces(segments);
   const size_t total = static_cast<size_t>(count) * esize;
-  bool in_place = true;
-  for (const BufferSegment& s : segments) in_place = in_place && s.in == s.out;
-  const AllreduceWay way = ChooseAllreduceWay(total, in_place);
+  const AllreduceWay way = ChooseAllreduceWay(total, segments);
   const bool one_copy = way.one_copy && SingleCopyAllreduce(pieces, segments, count, dtype, op, postscale);
   const int64_t per_round = static_cast<int64_t>(channel_->slot_bytes() / esize);
   const bool stream = total >= stream_bytes_;

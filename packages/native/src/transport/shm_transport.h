@@ -78,15 +78,15 @@ class ShmTransport : public Transport {
     double seconds[2][kTrialPairs] = {};     // each pair's: one copy, the slots
     bool slots = false;                      // the verdict, once calls reach kSizeTrialCalls
   };
-  // How an allreduce of `total` bytes (`in_place`: every output is its input) goes: whether it
-  // tries one copy, and where it is a call of a size trial, the trial and the call's start (after
-  // a barrier).
+  // How an allreduce of `total` bytes over `segments` goes: whether it tries one copy, and where
+  // it is a call of a size trial (in place where every output is its input), the trial and the
+  // call's start (after a barrier).
   struct AllreduceWay {
     bool one_copy = false;
     SizeTrial* trial = nullptr;
     std::chrono::steady_clock::time_point start;
   };
-  AllreduceWay ChooseAllreduceWay(size_t total, bool in_place);
+  AllreduceWay ChooseAllreduceWay(size_t total, const std::vector<BufferSegment>& segments);
   // Counts a size trial's call (`took_one_copy`: whether it went with one copy), and after its
   // last call sets the class's verdict from rank 0's.
   void EndSizeTrialCall(const AllreduceWay& way, bool took_one_copy);
