@@ -10,8 +10,8 @@
 // first column's bus bandwidth to each other column's. allreduce reduces into a separate output,
 // Kolo and the C/C++ baselines alike; KOLO_BENCH_IN_PLACE=1 makes them all reduce in place
 // (torch's all_reduce always does). The table's columns each run --rounds times, interleaved
-// (default 3), and report medians over rounds, with each ratio's range. fusion, phases, e2e and
-// memory print tables of their own: their drivers (listed below) launch the workers and take their own
+// (default 3), and report medians over rounds, with each ratio's range. fusion, phases, floor, e2e
+// and memory print tables of their own: their drivers (listed below) launch the workers and take their own
 // options.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
@@ -26,6 +26,7 @@ const benchDir = join(root, 'packages', 'core', 'bench');
 const drivers = {
   fusion: join(benchDir, 'drivers', 'fusion.mjs'),
   phases: join(benchDir, 'drivers', 'phases.mjs'),
+  floor: join(benchDir, 'drivers', 'floor.mjs'),
   e2e: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'e2e.mjs'),
   memory: join(root, 'packages', 'adapter-tfjs', 'bench', 'drivers', 'memory.mjs'),
 };
@@ -41,9 +42,10 @@ const usage = `Usage: npm run bench -- <name> [options]
   latency                             4 KiB sync and async calls, back to back and from a barrier
   fusion                              N tensors submitted together against one allreduce
   phases                              where a small call's time goes (builds a traced addon)
+  floor                               a small allreduce's floor from JS (1 rank + a C exchange) against Open MPI
   e2e                                 tfjs MNIST: DistributedOptimizer overhead and scaling
   memory                              RSS, heap and descriptors over 10,000 training steps
-  (fusion, phases, e2e and memory take their own options: see docs/performance.md)`;
+  (fusion, phases, floor, e2e and memory take their own options: see docs/performance.md)`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(usage);
   process.exit(0);
