@@ -23,10 +23,11 @@ const tracedAddon = join(nativeDir, 'build-phases', 'Release', 'kolo_native.node
 // What happens between two trace points, by their tags (a `*` marks the engine's own thread).
 const steps = {
   'call>queued': 'binding: read the call, queue its entries',
-  'queued>cycle': 'wait for every peer to announce its cycle',
+  'queued>cycle': 'take the cycle',
   'queued>handed-off': 'wait for peers, then hand the cycle to the engine thread',
   'cycle>votes-out': 'cycle start: votes, speculated data published',
-  'votes-out>votes-in': 'exchange: every rank publishes (a barrier)',
+  'votes-out>votes-in': "exchange: wait for every peer's votes",
+  'votes-out>handed-off': "no peer's votes within the spin: the engine thread ends the cycle",
   'votes-in>negotiated': 'reduce the votes and the data that travelled with them',
   'negotiated>performed': 'perform what did not travel with the votes',
   'performed>deliver': 'end of cycle, to the delivery',
@@ -36,9 +37,8 @@ const steps = {
   'settled>returned': 'release the call, return to JS',
   'returned>call': 'JS: resume the awaiting code, then the next call up to the addon',
 };
-// The blocking call runs the cycle at once (DriveUntil): no announcement, and its JS is a loop.
+// The blocking call runs the cycle at once (DriveUntil), and its JS is a loop.
 const syncSteps = {
-  'queued>cycle': 'take the cycle (the peers are waited for in the exchange)',
   'returned>call': "JS: the caller's loop and the next call up to the addon",
 };
 

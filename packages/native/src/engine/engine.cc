@@ -240,11 +240,16 @@ void Engine::Loop() {
   }
 }
 
-// One cycle on a caller's thread (cycle_mu_ held). A failure ends the loop; Run reports it
-// (naming the failed rank) and fails every entry, the caller's included.
-void Engine::CallerCycle() {
+// One cycle, or its first or second half (`part`), on a caller's thread (cycle_mu_ held). A
+// failure ends the loop; Run reports it (naming the failed rank) and fails every entry, the
+// caller's included.
+void Engine::CallerCycle(CyclePart part) {
   try {
-    if (!RunCycle()) loop_over_ = true;
+    if (part == CyclePart::kBegin) {
+      BeginCycle();
+    } else if (!(part == CyclePart::kEnd ? EndCycle() : RunCycle())) {
+      loop_over_ = true;
+    }
   } catch (...) {
     caller_failure_ = std::current_exception();
     loop_over_ = true;
@@ -256,7 +261,7 @@ void Engine::DriveUntil(const std::function<bool()>& done) {
   while (!done()) {
     std::unique_lock<std::mutex> lock(cycle_mu_);
     if (loop_over_ || !caller_may_drive_ || done()) break;
-    CallerCycle();
+    CallerCycle(CyclePart::kWhole);
     if (loop_over_) {
       lock.unlock();
       Wake();
@@ -270,41 +275,70 @@ void Engine::DriveUntil(const std::function<bool()>& done) {
 
 bool Engine::TryDriveOnce(size_t calls) {
   std::unique_lock<std::mutex> lock(cycle_mu_, std::try_to_lock);
-  if (!lock.owns_lock() || loop_over_ || !caller_may_drive_ || !queue_.HasUnsent()) return false;
-  Transport& t = *connection_.transport;
-  if (!t.PeersWaiting()) {
-    // Announce this cycle and give the peers' callers a moment to announce theirs: a rank that
-    // sees every peer announced (or waiting) runs the cycle here. One that gives up withdraws
-    // and hands the cycle to its background thread, which a peer that already started waits for.
-    if (config_.caller_spin_us <= 0 || !t.AnnounceNext(true)) return false;
-    const int64_t spin_us =
-        config_.caller_spin_us + kCallerSpinPerCallUs * static_cast<int64_t>(calls > 0 ? calls - 1 : 0);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
-    // With more ranks than CPUs the peers need this CPU to announce: yield on every poll (4 ranks
-    // on 2 cores, 4 KiB awaited, alternating runs: 0.87-0.94x the time of yielding every 32nd).
-    const int yield_every = t.YieldWhileWaiting() ? 1 : 32;
-    bool ready = t.PeersReady();
-    for (int i = 1; !ready && std::chrono::steady_clock::now() < deadline; ++i) {
-      if (i % yield_every == 0) std::this_thread::yield();
-      ready = t.PeersReady();
-    }
-    if (!ready) {
-      t.AnnounceNext(false);
-      return false;
-    }
+  if (!lock.owns_lock() || loop_over_ || !caller_may_drive_ || cycle_.begun || !queue_.HasUnsent()) {
+    return false;
   }
+  Transport& t = *connection_.transport;
+  const bool waiting = t.PeersWaiting();
+  if (!waiting && config_.caller_spin_us <= 0) return false;
+  const int64_t spin_us =
+      config_.caller_spin_us + kCallerSpinPerCallUs * static_cast<int64_t>(calls > 0 ? calls - 1 : 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
+  // With more ranks than CPUs the peers need this CPU to get on: yield on every poll (4 ranks
+  // on 2 cores, 4 KiB awaited, alternating runs: 0.87-0.94x the time of yielding every 32nd).
+  const int yield_every = t.YieldWhileWaiting() ? 1 : 32;
+  const auto spin_until = [&](auto ready) {
+    bool now_ready = ready();
+    for (int i = 1; !now_ready && std::chrono::steady_clock::now() < deadline; ++i) {
+      if (i % yield_every == 0) std::this_thread::yield();
+      now_ready = ready();
+    }
+    return now_ready;
+  };
   // As in DriveUntil: while this thread runs the cycle, the entries it took from the queue are
   // in flight, and the background thread must not take that as its cue to run one after it.
   drivers_.fetch_add(1);
-  CallerCycle();
+  bool ran = true;
+  if (!waiting && VotesTravelInPlace()) {
+    // Publish this rank's votes (the cycle's first half), then give the peers a moment to
+    // publish theirs: where every peer has, the cycle ends here. Otherwise it stays begun and
+    // the background thread ends it (waiting for the peers there), as it would any cycle.
+    CallerCycle(CyclePart::kBegin);
+    if (!loop_over_ && spin_until([&] { return t.InPlaceArrived(); })) {
+      CallerCycle(CyclePart::kEnd);
+    } else {
+      ran = false;
+    }
+  } else if (!waiting) {
+    // Votes that go by allreduce cannot be published ahead: announce the cycle and give the
+    // peers' callers a moment to announce theirs. A rank that sees every peer announced (or
+    // waiting) runs the cycle here; one that gives up withdraws and hands the cycle to its
+    // background thread, which a peer that already started waits for.
+    ran = t.AnnounceNext(true) && spin_until([&] { return t.PeersReady(); });
+    if (ran) {
+      CallerCycle(CyclePart::kWhole);
+    } else {
+      t.AnnounceNext(false);
+    }
+  } else {
+    CallerCycle(CyclePart::kWhole);
+  }
   lock.unlock();
   drivers_.fetch_sub(1);
-  if (loop_over_ || queue_.InFlight() > 0) Wake();
-  return true;
+  // Where the cycle did not run here, the caller wakes the background thread (one wake: a second
+  // could start an idle cycle that then holds the cycle lock while it waits for the peers).
+  if (ran && (loop_over_ || queue_.InFlight() > 0)) Wake();
+  return ran;
 }
 
-// Runs one cycle; the caller holds cycle_mu_. Returns false once every rank agreed to shut down.
+// Runs one cycle (or ends the one a caller began); the caller holds cycle_mu_. Returns false
+// once every rank agreed to shut down.
 bool Engine::RunCycle() {
+  if (!cycle_.begun) BeginCycle();
+  return EndCycle();
+}
+
+void Engine::BeginCycle() {
   auto cycle = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double, std::milli>(config_.cycle_time_ms));
   // A poll of the store's socket, at most every kStoreCheckMs rather than every cycle.
@@ -336,10 +370,19 @@ bool Engine::RunCycle() {
     ApplyTimelineRequest();
     timeline_.MarkCycle();
   }
-  const std::vector<Response>* hits = nullptr;
+  cycle_.begun = true;
+  cycle_.now = now;
   // One clock read per cycle (a few percent of a small call's engine time in a VM).
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  ResponseList responses = Negotiate(popped_, shutdown_requested_, &hits, now_ms);
+  cycle_.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  cycle_.shutdown = shutdown_requested_;
+  BeginNegotiation(popped_, cycle_.now_ms);
+}
+
+bool Engine::EndCycle() {
+  cycle_.begun = false;
+  current_op_.Set("negotiation");
+  const std::vector<Response>* hits = nullptr;
+  ResponseList responses = EndNegotiation(popped_, &hits);
   popped_.clear();  // the cycle is about to take their entries
   last_cycle_quiet_ = responses.quiet;
   KOLO_TRACE_POINT("negotiated");
@@ -348,7 +391,7 @@ bool Engine::RunCycle() {
   }
   for (const Response& response : responses.responses) Perform(response);
   KOLO_TRACE_POINT("performed");
-  Tune(now);
+  Tune(cycle_.now);
   timeline_.Flush();
   sink_->EndOfCycle();
   if (!responses.abort_message.empty()) throw StallAbort(responses.abort_message, responses.abort_rank);

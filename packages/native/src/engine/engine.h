@@ -147,10 +147,14 @@ class Engine {
   // caller then waits for its entries as usual. Call after Enqueue(entries, false).
   void DriveUntil(const std::function<bool()>& done);
   // Runs one cycle on the calling thread when that cannot block: the cycle lock is free and
-  // every peer already waits in the negotiation (the transport says so), or announces its own
-  // within the caller's spin: caller_spin_us, plus kCallerSpinPerCallUs for each of the turn's
-  // `calls` after the first. Returns whether it ran (then it has woken the background thread for
-  // whatever is still in flight).
+  // every peer already waits in the negotiation (the transport says so), or joins it within the
+  // caller's spin: caller_spin_us, plus kCallerSpinPerCallUs for each of the turn's `calls`
+  // after the first. Where the votes travel in the transport's in-place round, this rank's are
+  // published first and the spin waits for the peers' (a peer that comes later finds them
+  // there); otherwise the caller announces the cycle and waits for the peers' announcements.
+  // Returns whether it ran the cycle (then it has woken the background thread for whatever is
+  // still in flight); when not, the cycle may have begun, and the caller wakes the background
+  // thread, which ends it.
   bool TryDriveOnce(size_t calls = 1);
   // Asks every rank to stop after the current cycle. Idempotent; returns immediately.
   void RequestShutdown();
@@ -170,14 +174,26 @@ class Engine {
  private:
   void Run();
   void Loop();
-  void CallerCycle();
+  enum class CyclePart { kWhole, kBegin, kEnd };
+  void CallerCycle(CyclePart part);
   bool RunCycle();
+  // A cycle in two halves (RunCycle runs both): BeginCycle takes the queued requests, casts
+  // this rank's votes and publishes them (with the speculated data) where the transport offers
+  // an in-place round; EndCycle waits for every rank's, agrees and performs. Between the two
+  // the cycle is in flight (cycle_.begun): whoever takes the cycle lock next must end it first.
+  void BeginCycle();
+  bool EndCycle();
+  // Whether this cycle's votes travel in the transport's in-place round (else an allreduce).
+  bool VotesTravelInPlace() const;
   void WaitForWork();
-  // Agrees on this cycle's responses. Those of cache hits come back in `*hits` (null when none;
-  // valid until the next cycle), to be performed before the list's. `now_ms`: the cycle's start
-  // (NowMs's clock), for how long requests have waited.
-  ResponseList Negotiate(const std::vector<const Request*>& mine, bool shutdown,
-                         const std::vector<Response>** hits, int64_t now_ms);
+  // The two halves of agreeing on a cycle's responses (BeginCycle's and EndCycle's): votes cast
+  // and published for the requests `mine`, at `now_ms` (the cycle's start on NowMs's clock, for
+  // how long requests have waited); then every rank's votes reduced and the responses agreed.
+  // Those of cache hits come back in `*hits` (null when none; valid until the next cycle), to be
+  // performed before the list's.
+  void BeginNegotiation(const std::vector<const Request*>& mine, int64_t now_ms);
+  ResponseList EndNegotiation(const std::vector<const Request*>& mine,
+                              const std::vector<Response>** hits);
   ResponseList NegotiateFully(RequestList mine);
   // The fused responses of the cache entries `ready`: a set fused in a recent cycle (with no cache
   // change or new fusion threshold since) is reused, not fused again.
@@ -185,16 +201,19 @@ class Engine {
   // This rank's votes on the cache entries, into votes_.
   void CastVotes(const std::vector<const Request*>& requests, std::vector<Request>& uncached,
                  int64_t now_ms);
-  // Reduces the votes over every rank by minimum. Where the transport offers an in-place round,
-  // the data of the cached allreduces this rank votes ready, of the cached broadcasts it is the
-  // root of and its rows of cached allgathers travels with them (Speculate), and when every
-  // rank sent all of its own, those complete from it without another round: returns every
-  // rank's published bytes then, and null otherwise.
-  const char* const* ExchangeVotes(std::vector<char>& votes);
+  // Reduces the votes over every rank by minimum, in two halves. Where the transport offers an
+  // in-place round, PublishVotes writes them to this rank's outbox with the data of the cached
+  // allreduces this rank votes ready, of the cached broadcasts it is the root of and its rows of
+  // cached allgathers (Speculate), and publishes; CollectVotes waits for every rank's and
+  // reduces them. When every rank sent all of its own data, those entries complete from it
+  // without another round: CollectVotes returns every rank's published bytes then, and null
+  // otherwise (and always where the votes go by allreduce, which CollectVotes runs).
+  void PublishVotes(std::vector<char>& votes);
+  const char* const* CollectVotes(std::vector<char>& votes);
   // Writes that data into `out` (at most `room` bytes); true when all of it fits and was
   // written, with `end` the bytes it takes.
   bool Speculate(const std::vector<char>& votes, char* out, size_t room, size_t& end);
-  // Completes the cache entries `ready` (agreed this cycle) from the data ExchangeVotes brought.
+  // Completes the cache entries `ready` (agreed this cycle) from the data CollectVotes brought.
   void PerformSpeculated(const std::vector<size_t>& ready, const char* const* published);
   void PerformSpeculatedAllgather(TensorEntry& entry, const Response& response,
                                   const char* const* published, size_t index);
@@ -236,6 +255,16 @@ class Engine {
   std::unique_ptr<Coordinator> coordinator_;
   TensorQueue queue_;
   std::vector<const Request*> popped_;  // this cycle's requests (RunCycle), reused every cycle
+  // What a begun cycle's second half needs (BeginCycle to EndCycle; under cycle_mu_).
+  struct CycleInFlight {
+    bool begun = false;
+    bool in_place = false;   // the votes went out in the in-place round (else EndCycle allreduces them)
+    bool shutdown = false;   // shutdown_requested_ when the cycle began
+    std::chrono::steady_clock::time_point now;
+    int64_t now_ms = 0;
+    std::vector<Request> uncached;  // this rank's requests for the coordinator (CastVotes)
+    size_t speculated_end = 0;      // bytes of speculated data after the votes (PublishVotes)
+  } cycle_;
   std::vector<char> fusion_buffer_;
   std::vector<BufferSegment> segments_;  // ExecuteAllreduce's, reused every cycle
   std::vector<EntryPtr> stranded_;  // taken for a collective whose transport call failed
@@ -287,7 +316,7 @@ class Engine {
   std::array<FusedHits, kFusedHitSets> fused_hits_;
   uint64_t fused_hits_clock_ = 0;
   std::atomic<uint64_t> fusions_of_hits_{0};
-  // Negotiate's and CastVotes's working vectors, reused every cycle.
+  // The negotiation's and CastVotes's working vectors, reused every cycle.
   std::vector<char> votes_;
   std::vector<std::optional<size_t>> vote_hits_;
   std::vector<char> vote_changed_;

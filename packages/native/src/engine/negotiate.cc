@@ -155,9 +155,23 @@ void Engine::CastVotes(const std::vector<const Request*>& requests, std::vector<
   std::copy(tuning.begin(), tuning.end(), votes.begin() + kTuningBytes);
 }
 
-ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shutdown,
-                               const std::vector<Response>** hits, int64_t now_ms) {
+bool Engine::VotesTravelInPlace() const {
+  return config_.size >= 2 &&
+         connection_.transport->InPlaceBytes() > AlignUp(kVoteHeader + cache_.size());
+}
+
+void Engine::BeginNegotiation(const std::vector<const Request*>& mine, int64_t now_ms) {
+  cycle_.uncached.clear();
+  cycle_.in_place = false;
+  if (config_.response_cache_capacity == 0) return;  // EndNegotiation negotiates in full
+  CastVotes(mine, cycle_.uncached, now_ms);
+  PublishVotes(votes_);
+}
+
+ResponseList Engine::EndNegotiation(const std::vector<const Request*>& mine,
+                                    const std::vector<Response>** hits) {
   *hits = nullptr;
+  const bool shutdown = cycle_.shutdown;
   if (config_.response_cache_capacity == 0) {
     RequestList all;
     all.requests.reserve(mine.size());
@@ -165,10 +179,9 @@ ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shu
     all.shutdown = shutdown;
     return NegotiateFully(std::move(all));
   }
-  std::vector<Request> uncached;
-  CastVotes(mine, uncached, now_ms);
+  std::vector<Request>& uncached = cycle_.uncached;
   std::vector<char>& votes = votes_;
-  const char* const* published = ExchangeVotes(votes);
+  const char* const* published = CollectVotes(votes);
   const bool cache_on = votes[kCacheOnByte] != 0;
   AdoptTuning(votes.data() + kTuningBytes);
   // Clears entry i's pending mark; true when it had one.
@@ -228,19 +241,28 @@ ResponseList Engine::Negotiate(const std::vector<const Request*>& mine, bool shu
   return out;
 }
 
-const char* const* Engine::ExchangeVotes(std::vector<char>& votes) {
+void Engine::PublishVotes(std::vector<char>& votes) {
+  if (!VotesTravelInPlace()) return;  // CollectVotes allreduces them
   Transport& t = *connection_.transport;
   const size_t start = AlignUp(votes.size());
-  const size_t room = t.InPlaceBytes();
-  if (room <= start || config_.size < 2) {
+  char* box = t.InPlaceOutbox();
+  size_t& published = cycle_.speculated_end;  // bytes of speculated data after `start`
+  published = 0;
+  votes[kSpeculatedByte] = Speculate(votes, box + start, t.InPlaceBytes() - start, published) ? 1 : 0;
+  std::memcpy(box, votes.data(), votes.size());
+  KOLO_TRACE_POINT("votes-out");
+  t.PublishInPlace();
+  cycle_.in_place = true;
+}
+
+const char* const* Engine::CollectVotes(std::vector<char>& votes) {
+  Transport& t = *connection_.transport;
+  if (!cycle_.in_place) {
     t.Allreduce(votes.data(), static_cast<int64_t>(votes.size()), DataType::kUint8, ReduceOp::kMin);
     return nullptr;
   }
-  char* box = t.InPlaceOutbox();
-  size_t published = 0;  // bytes of speculated data after `start`
-  votes[kSpeculatedByte] = Speculate(votes, box + start, room - start, published) ? 1 : 0;
-  std::memcpy(box, votes.data(), votes.size());
-  KOLO_TRACE_POINT("votes-out");
+  const size_t start = AlignUp(votes.size());
+  const size_t published = cycle_.speculated_end;
   const char* const* all = t.ExchangeInPlace("negotiation");
   KOLO_TRACE_POINT("votes-in");
   if (votes[kSpeculatedByte] != 0) {

@@ -310,12 +310,28 @@ bool ShmChannel::PeersReady() const {
 }
 
 void ShmChannel::Sync(const char* what) {
+  Arrive();
+  WaitOthers(what);
+}
+
+void ShmChannel::Arrive() {
   Control& me = control(rank_);
   me.arrived.store(++epoch_);
   if (me.waiters.load() > 0) FutexWakeAll(me.arrived);
+}
+
+void ShmChannel::WaitOthers(const char* what) {
   for (int r = 0; r < size_; ++r) {
     if (r != rank_) WaitFor(r, epoch_, what);
   }
+}
+
+bool ShmChannel::OthersArrived() const {
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    if (static_cast<int32_t>(control(r).arrived.load(std::memory_order_acquire) - epoch_) < 0) return false;
+  }
+  return true;
 }
 
 // Throws when `awaited` cannot arrive at `target`: the group was aborted, a peer that has not

@@ -147,6 +147,12 @@ class ShmChannel {
   // its Sync are visible to every rank after theirs. Throws TransportError on a dead peer, an
   // aborted group or a timeout.
   void Sync(const char* what);
+  // Sync in two halves: Arrive makes this rank's call (its writes before it become visible to
+  // the ranks that wait for it), WaitOthers waits for every other rank's. OthersArrived: whether
+  // WaitOthers would return at once (every other rank has made this rank's latest call).
+  void Arrive();
+  void WaitOthers(const char* what);
+  bool OthersArrived() const;
 
   // Rank r's input and result areas of the current round's half. Advance() moves to the other
   // half: a rank writes a half again only after a later Sync, by which time every rank has

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "engine/kernels.h"
 #include "transport/shm_segments.h"
@@ -306,9 +307,15 @@ size_t ShmTransport::InPlaceBytes() const {
   return std::min(channel_->slot_bytes(), direct_bytes_ + kInPlaceVoteRoom);
 }
 
+void ShmTransport::PublishInPlace() {
+  channel_->Arrive();
+  in_place_published_ = true;
+}
+
 const char* const* ShmTransport::ExchangeInPlace(const char* what) {
   ShmChannel& ch = *channel_;
-  ch.Sync(what);
+  if (!std::exchange(in_place_published_, false)) ch.Arrive();
+  ch.WaitOthers(what);
   inboxes_.resize(static_cast<size_t>(size_));
   for (int r = 0; r < size_; ++r) inboxes_[r] = ch.Input(r);
   // The next round writes the other half, so these stay intact until the one after it.

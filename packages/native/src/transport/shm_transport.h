@@ -54,6 +54,8 @@ class ShmTransport : public Transport {
   size_t InPlaceBytes() const override;
   char* InPlaceOutbox() override { return channel_->Input(rank_); }
   const char* const* ExchangeInPlace(const char* what) override;
+  void PublishInPlace() override;
+  bool InPlaceArrived() const override { return channel_->OthersArrived(); }
 
  private:
   void DirectRound(const char* in, char* out, int64_t count, DataType dtype, ReduceOp op,
@@ -146,6 +148,7 @@ class ShmTransport : public Transport {
   std::vector<size_t> published_starts_;
   std::vector<struct iovec> local_ranges_, remote_ranges_;
   std::vector<const char*> inboxes_;  // ExchangeInPlace's answer
+  bool in_place_published_ = false;   // PublishInPlace ran; the round's ExchangeInPlace waits
   std::vector<size_t> broadcast_parts_;  // Broadcast's SingleCopyRound parts, reused
 };
 

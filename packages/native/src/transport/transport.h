@@ -107,9 +107,16 @@ class Transport {
   virtual size_t InPlaceBytes() const { return 0; }
   // Where this rank writes what it publishes (InPlaceBytes() bytes), until ExchangeInPlace.
   virtual char* InPlaceOutbox() { return nullptr; }
-  // Publishes the outbox; returns every rank's, in rank order, readable until the next call to
-  // this transport. Throws TransportError as any collective does.
+  // Publishes the outbox (unless PublishInPlace already did); returns every rank's, in rank
+  // order, readable until the next call to this transport. Throws TransportError as any
+  // collective does.
   virtual const char* const* ExchangeInPlace(const char* /*what*/) { return nullptr; }
+  // Publishes the outbox now, without waiting for the other ranks (the round's ExchangeInPlace
+  // then only waits and reads): a caller can publish, then see without blocking whether every
+  // other rank has published in this round too (InPlaceArrived), and leave the wait to another
+  // thread when not. Nothing else may use the transport in between.
+  virtual void PublishInPlace() {}
+  virtual bool InPlaceArrived() const { return false; }
 };
 
 }  // namespace kolo

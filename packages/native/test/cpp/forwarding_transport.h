@@ -41,6 +41,9 @@ class ForwardingTransport : public Transport {
   size_t InPlaceBytes() const override { return inner_->InPlaceBytes(); }
   char* InPlaceOutbox() override { return inner_->InPlaceOutbox(); }
   const char* const* ExchangeInPlace(const char* what) override { return inner_->ExchangeInPlace(what); }
+  void PublishInPlace() override { inner_->PublishInPlace(); }
+  bool InPlaceArrived() const override { return inner_->InPlaceArrived(); }
+  bool YieldWhileWaiting() const override { return inner_->YieldWhileWaiting(); }
 
  private:
   std::unique_ptr<Transport> owned_;

@@ -527,46 +527,5 @@ TEST_P(ShmOps, AllreduceSegmentsWritesEachTensorsScaledSum) {
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ShmOps, ::testing::Values(2, 3, 4));
 
-// Callers announce their next collective so that peers' callers can run it too (the engine's
-// TryDriveOnce): a rank sees its peers ready only once every other rank announced that same
-// collective or already waits in it; a withdrawn or outdated announcement does not count.
-TEST(ShmAnnounce, PeersAreReadyOnlyWhenEveryOtherRankAnnouncedThisCollective) {
-  constexpr int kRanks = 3;
-  std::atomic<int> arrived{0};
-  // Every thread waits here until all have reached step `k` (steps are numbered from 1).
-  auto step = [&](int k) {
-    arrived.fetch_add(1);
-    while (arrived.load() < kRanks * k) std::this_thread::yield();
-  };
-  std::vector<std::vector<bool>> seen(kRanks);
-  RunRanks(kRanks, [](int r) { return TestShmOptions(r, kRanks, "shmtest-announce"); },
-           [&](ShmTransport& t, int r) {
-             auto& mine = seen[static_cast<size_t>(r)];
-             mine.push_back(t.PeersReady());  // 0: nobody announced
-             step(1);
-             if (r != 2) EXPECT_TRUE(t.AnnounceNext(true));
-             step(2);
-             mine.push_back(t.PeersReady());  // 1: ranks 0 and 1 announced
-             step(3);
-             if (r == 2) t.AnnounceNext(true);
-             step(4);
-             mine.push_back(t.PeersReady());  // 2: all announced
-             step(5);
-             if (r == 1) t.AnnounceNext(false);
-             step(6);
-             mine.push_back(t.PeersReady());  // 3: rank 1 withdrew
-             step(7);
-             t.Barrier();  // every rank's announcement is now for a collective already run
-             mine.push_back(t.PeersReady());  // 4: outdated announcements
-             step(8);
-           });
-  const std::vector<std::vector<bool>> want = {
-      {false, false, true, false, false},
-      {false, false, true, true, false},
-      {false, true, true, false, false},
-  };
-  EXPECT_EQ(seen, want);
-}
-
 }  // namespace
 }  // namespace kolo
