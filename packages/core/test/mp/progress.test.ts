@@ -20,6 +20,15 @@ describe('response cache', () => {
   });
 });
 
+describe('late peers', () => {
+  it('stay exact when callers keep handing begun cycles to the background thread (3 ranks)', { timeout: 180_000 }, async () => {
+    // A 20 µs spin: most steps' callers give up on their late peers.
+    const job = await runJob(3, 'late-peers.mjs', { timeoutMs: 170_000, env: { KOLO_CALLER_SPIN_US: '20' } });
+    expect(job.code, job.stderr).toBe(0);
+    expect(perRank(job, 'late', 3)).toEqual([0, 1, 2].map(() => ({ done: 600, wrong: 0 })));
+  });
+});
+
 describe('sync collectives', () => {
   it('complete inside a synchronous function that never yields to the event loop', { timeout: 120_000 }, async () => {
     const job = await runJob(2, 'sync.mjs');
