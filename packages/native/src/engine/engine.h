@@ -183,7 +183,8 @@ class Engine {
   // the cycle is in flight (cycle_.begun): whoever takes the cycle lock next must end it first.
   void BeginCycle();
   bool EndCycle();
-  // Whether this cycle's votes travel in the transport's in-place round (else an allreduce).
+  // Whether this cycle's votes travel in the transport's in-place round (else an allreduce, or
+  // with the response cache off no votes: every cycle negotiates in full).
   bool VotesTravelInPlace() const;
   void WaitForWork();
   // The two halves of agreeing on a cycle's responses (BeginCycle's and EndCycle's): votes cast

@@ -156,7 +156,7 @@ void Engine::CastVotes(const std::vector<const Request*>& requests, std::vector<
 }
 
 bool Engine::VotesTravelInPlace() const {
-  return config_.size >= 2 &&
+  return config_.response_cache_capacity != 0 && config_.size >= 2 &&
          connection_.transport->InPlaceBytes() > AlignUp(kVoteHeader + cache_.size());
 }
 

@@ -103,6 +103,7 @@ class EngineCache : public ::testing::Test {
       config.timeout_ms = 10000;
       config.caller_spin_us = spin_us_;
       config.idle_wake_ms = idle_wake_ms_;
+      config.response_cache_capacity = cache_capacity_;
       Connector connect = [this, r, size]() {
         ShmOptions o;
         o.rank = r;
@@ -121,6 +122,44 @@ class EngineCache : public ::testing::Test {
   void TearDown() override {
     for (auto& e : engines_) e->RequestShutdown();
     for (auto& e : engines_) e->Join();
+  }
+  // Two ranks with a 2 ms caller spin and no idle cycles (none may hold the cycle lock or wait in
+  // a cycle), connected.
+  void StartForLatePeers() {
+    spin_us_ = 2000;
+    idle_wake_ms_ = 600'000;
+    Start(2);
+    for (int r = 0; r < 2; ++r) ASSERT_TRUE(Submit(r, Allreduce("up", {1}), {1.0f}).ok());
+    for (int r = 0; r < 2; ++r) ASSERT_TRUE(sinks_[r]->Wait("up").second.ok());
+  }
+  // Rank 0 queues `name` (4 floats of 1) and calls TryDriveOnce(calls) while rank 1 stays away:
+  // the call spins its whole spin `us` once and returns false, leaving the cycle to its
+  // background thread, and where it began that cycle, a second try leaves it alone at once. Rank 1 then queues its 2s, and
+  // both get the exact sum. (The background thread may still be finishing the previous cycle,
+  // holding the cycle lock: then the call returns at once having begun nothing; it is tried
+  // again.)
+  void LatePeerRound(const std::string& name, size_t calls, int64_t us) {
+    ASSERT_TRUE(Submit(0, Allreduce(name, {4}), std::vector<float>(4, 1.0f), false).ok());
+    const auto spin = std::chrono::microseconds(us);
+    bool spun = false;
+    for (int attempt = 0; attempt < 100 && !spun; ++attempt) {
+      const auto t0 = std::chrono::steady_clock::now();
+      EXPECT_FALSE(engines_[0]->TryDriveOnce(calls));
+      const auto took = std::chrono::steady_clock::now() - t0;
+      ASSERT_LT(took, spin + std::chrono::seconds(1)) << "TryDriveOnce waited for the late peer itself";
+      spun = took >= spin;
+      if (!spun) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_TRUE(spun) << "TryDriveOnce of " << calls << " calls never waited " << us << " µs for the late peer";
+    if (cache_capacity_ != 0) {  // the cycle has begun (with the cache off, nothing has)
+      const auto t0 = std::chrono::steady_clock::now();
+      EXPECT_FALSE(engines_[0]->TryDriveOnce(calls));
+      EXPECT_LT(std::chrono::steady_clock::now() - t0, spin);
+    }
+    engines_[0]->Wake();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(Submit(1, Allreduce(name, {4}), std::vector<float>(4, 2.0f)).ok());
+    ExpectAll(name, 4, 3.0f);
   }
   // Waits for `name` on every rank and checks that each element is `want`.
   void ExpectAll(const std::string& name, size_t count, float want) {
@@ -241,6 +280,7 @@ class EngineCache : public ::testing::Test {
   int size_ = 0;
   int64_t spin_us_ = EngineConfig().caller_spin_us;
   int64_t idle_wake_ms_ = EngineConfig().idle_wake_ms;
+  int64_t cache_capacity_ = EngineConfig().response_cache_capacity;
   MemoryStore store_;
   Counts counts_[4];
   std::vector<std::unique_ptr<QueueSink>> sinks_;

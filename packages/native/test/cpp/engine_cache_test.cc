@@ -354,46 +354,23 @@ TEST_F(EngineCache, CallersThatQueueTogetherRunTheCycleOnTheirOwnThreads) {
 }
 
 // A caller whose peer does not queue within the spin time publishes its votes, spins, and hands
-// the begun cycle to its background thread, which ends it once the late peer's request arrives;
-// both then get the exact sum. The spin grows by kCallerSpinPerCallUs for each further call of
-// the caller's turn (a second round, under another name).
+// the begun cycle to its background thread, which ends it once the late peer's request arrives
+// (LatePeerRound). The spin grows by kCallerSpinPerCallUs for each further call of the caller's
+// turn (a second round, under another name).
 TEST_F(EngineCache, ACallerWhosePeerIsLateHandsTheCycleToItsBackgroundThread) {
-  spin_us_ = 2000;
-  idle_wake_ms_ = 600'000;  // no idle cycle may hold the cycle lock or wait in a cycle
-  Start(2);
-  // Once both engines are connected (before that, no caller may run a cycle).
-  for (int r = 0; r < 2; ++r) ASSERT_TRUE(Submit(r, Allreduce("up", {1}), {1.0f}).ok());
-  for (int r = 0; r < 2; ++r) ASSERT_TRUE(sinks_[r]->Wait("up").second.ok());
-  const auto late_peer = [&](const std::string& name, size_t calls, int64_t us) {
-    ASSERT_TRUE(Submit(0, Allreduce(name, {4}), std::vector<float>(4, 1.0f), false).ok());
-    // The background thread may still be finishing the previous cycle (it holds the cycle lock
-    // until the cycle ends), and then the call returns at once without beginning one: try again
-    // until it spins. Once it has begun the cycle, it spins its whole time (the peer is late).
-    bool spun = false;
-    for (int attempt = 0; attempt < 100 && !spun; ++attempt) {
-      const auto t0 = std::chrono::steady_clock::now();
-      EXPECT_FALSE(engines_[0]->TryDriveOnce(calls));
-      spun = std::chrono::steady_clock::now() - t0 >= std::chrono::microseconds(us);
-      if (!spun) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    EXPECT_TRUE(spun) << "TryDriveOnce of " << calls << " calls never waited " << us << " µs for the late peer";
-    // Begun: a second try leaves it alone at once (its background thread ends it).
-    const auto t0 = std::chrono::steady_clock::now();
-    EXPECT_FALSE(engines_[0]->TryDriveOnce(calls));
-    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::microseconds(us));
-    engines_[0]->Wake();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ASSERT_TRUE(Submit(1, Allreduce(name, {4}), std::vector<float>(4, 2.0f)).ok());
-    for (int r = 0; r < 2; ++r) {
-      auto [entry, status] = sinks_[r]->Wait(name);
-      ASSERT_TRUE(status.ok()) << status.message;
-      const float* out = static_cast<const float*>(entry->output);
-      for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i], 3.0f) << name << " rank " << r;
-    }
-  };
-  late_peer("w", 1, spin_us_);
+  StartForLatePeers();
+  LatePeerRound("w", 1, spin_us_);
   // A turn of 20,001 calls: 20 ms more, far past what a preempted 2 ms spin could last.
-  late_peer("v", 20'001, spin_us_ + 20'000 * kCallerSpinPerCallUs);
+  LatePeerRound("v", 20'001, spin_us_ + 20'000 * kCallerSpinPerCallUs);
+}
+
+// With the response cache off there are no votes to publish (every cycle negotiates in full):
+// the caller announces its cycle instead and withdraws when the peer is late; it must not wait
+// for the peer in the negotiation itself.
+TEST_F(EngineCache, WithTheCacheOffACallerWhosePeerIsLateStillLeavesTheCycleToItsThread) {
+  cache_capacity_ = 0;
+  StartForLatePeers();
+  LatePeerRound("w", 1, spin_us_);
 }
 
 }  // namespace
