@@ -26,6 +26,7 @@ const steps = {
   'queued>cycle': 'take the cycle',
   'queued>handed-off': 'wait for peers, then hand the cycle to the engine thread',
   'cycle>votes-out': 'cycle start: votes, speculated data published',
+  'cycle>negotiated': 'the negotiation (one rank: no exchange)',
   'votes-out>votes-in': "exchange: wait for every peer's votes",
   'votes-out>handed-off': "no peer's votes within the spin: the engine thread ends the cycle",
   'votes-in>negotiated': 'reduce the votes and the data that travelled with them',
