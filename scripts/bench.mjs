@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { baseTransport, transportEnv } from '../packages/core/bench/drivers/launch.mjs';
+import { baseTransport, sh, transportEnv } from '../packages/core/bench/drivers/launch.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'packages', 'core', 'bench');
@@ -112,15 +112,6 @@ const layouts = {
 };
 const layout = layouts[name] ?? layouts.allreduce;
 const mpiEnv = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
-
-function sh(command, args, env = process.env) {
-  const result = spawnSync(command, args, { env, encoding: 'utf8' });
-  if (result.status !== 0) {
-    console.error(`${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
-    process.exit(1);
-  }
-  return result.stdout;
-}
 
 function baselineRows(stdout, n) {
   return stdout.split('\n').filter((l) => l.startsWith('BENCH ')).map((l) => {

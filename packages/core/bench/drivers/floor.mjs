@@ -6,13 +6,12 @@
 // then prints each one's median and the floor of a call from JS: its one-rank time plus the C
 // exchange, and the best ratio to Open MPI that floor allows. Issue #9's first target asks for
 // >= 1.0x Open MPI at 4 KiB; where the floor's ratio is below 1, no engine can reach it.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { launchRows, median, pad } from './launch.mjs';
+import { launchRows, median, pad, sh } from './launch.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const worker = join(here, '..', 'allreduce.mjs');
@@ -43,16 +42,6 @@ export function analyse(rounds) {
     overFloor: of((r) => r.kolo / (r.kolo1 + r.shmC)),
     overFloorSync: of((r) => r.koloSync / (r.koloSync1 + r.shmC)),
   };
-}
-
-/** Runs `command`; exits with its output where it fails. */
-function sh(command, args, env = process.env) {
-  const result = spawnSync(command, args, { env, encoding: 'utf8' });
-  if (result.status !== 0) {
-    console.error(`${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
-    process.exit(1);
-  }
-  return result.stdout;
 }
 
 /** The `us` of the one BENCH row of `stdout` (a baseline's) or of `rows` (a Kolo run's). */

@@ -1,5 +1,6 @@
-// Shared by the bench drivers (fusion here, e2e and memory in adapter-tfjs/bench): runs one
-// worker script on N ranks and returns the `BENCH {json}` rows its ranks print.
+// Shared by the bench drivers (fusion, floor and phases here, e2e and memory in adapter-tfjs/bench,
+// and scripts/bench.mjs): runs one worker script on N ranks and returns the `BENCH {json}` rows
+// its ranks print, and runs a command.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +49,16 @@ export function launchRows({ script, np, transport = 'gloo', env = {}, nodeArgs 
     .split('\n')
     .filter((l) => l.includes('BENCH '))
     .map((l) => JSON.parse(l.slice(l.indexOf('BENCH ') + 6)));
+}
+
+/** Runs `command` and returns its stdout; exits, printing its output, where it fails. */
+export function sh(command, args, env = process.env) {
+  const result = spawnSync(command, args, { env, encoding: 'utf8' });
+  if (result.status !== 0) {
+    console.error(`${command} ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+    process.exit(1);
+  }
+  return result.stdout;
 }
 
 /** Right-aligns `value` in `width` columns. */
