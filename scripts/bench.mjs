@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { baseTransport, sh, transportEnv } from '../packages/core/bench/drivers/launch.mjs';
+import { baseTransport, benchRows, sh, transportEnv } from '../packages/core/bench/drivers/launch.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'packages', 'core', 'bench');
@@ -97,7 +97,7 @@ function run(transport) {
     console.error(`The ${transport} run failed:\n${result.stdout}\n${result.stderr}`);
     process.exit(1);
   }
-  const rows = result.stdout.split('\n').filter((l) => l.includes('BENCH ')).map((l) => JSON.parse(l.slice(l.indexOf('BENCH ') + 6)));
+  const rows = benchRows(result.stdout);
   return rows;
 }
 
@@ -114,8 +114,7 @@ const layout = layouts[name] ?? layouts.allreduce;
 const mpiEnv = { ...process.env, OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' };
 
 function baselineRows(stdout, n) {
-  return stdout.split('\n').filter((l) => l.startsWith('BENCH ')).map((l) => {
-    const { bytes, us, wrong } = JSON.parse(l.slice(6));
+  return benchRows(stdout).map(({ bytes, us, wrong }) => {
     const algbw = bytes / 1e9 / (us / 1e6);
     return { bytes, count: bytes / 4, us, algbw, busbw: algbw * layout.busFactor(n), wrong: wrong ?? '-' };
   });

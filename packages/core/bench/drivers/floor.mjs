@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { launchRows, median, pad, sh } from './launch.mjs';
+import { benchRows, launchRows, median, pad, sh } from './launch.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const worker = join(here, '..', 'allreduce.mjs');
@@ -51,7 +51,6 @@ function onlyUs(rows, what) {
   return rows[0].us;
 }
 
-const benchRows = (stdout) => stdout.split('\n').filter((l) => l.startsWith('BENCH ')).map((l) => JSON.parse(l.slice(6)));
 
 /** Runs the bench; resolves with the exit code. */
 export async function main(argv) {

@@ -45,7 +45,12 @@ export function launchRows({ script, np, transport = 'gloo', env = {}, nodeArgs 
     console.error(`The ${transport} run of ${script} on ${np} ranks failed:\n${result.stdout}\n${result.stderr}`);
     process.exit(1);
   }
-  return result.stdout
+  return benchRows(result.stdout);
+}
+
+/** The `BENCH {json}` rows of a run's output, in order (a launcher's rank prefix before each is skipped). */
+export function benchRows(stdout) {
+  return stdout
     .split('\n')
     .filter((l) => l.includes('BENCH '))
     .map((l) => JSON.parse(l.slice(l.indexOf('BENCH ') + 6)));

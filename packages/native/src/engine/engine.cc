@@ -373,9 +373,9 @@ void Engine::BeginCycle() {
   cycle_.begun = true;
   cycle_.now = now;
   // One clock read per cycle (a few percent of a small call's engine time in a VM).
-  cycle_.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   cycle_.shutdown = shutdown_requested_;
-  BeginNegotiation(popped_, cycle_.now_ms);
+  BeginNegotiation(popped_, now_ms);
 }
 
 bool Engine::EndCycle() {

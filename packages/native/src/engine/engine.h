@@ -259,10 +259,8 @@ class Engine {
   // What a begun cycle's second half needs (BeginCycle to EndCycle; under cycle_mu_).
   struct CycleInFlight {
     bool begun = false;
-    bool in_place = false;   // the votes went out in the in-place round (else EndCycle allreduces them)
     bool shutdown = false;   // shutdown_requested_ when the cycle began
-    std::chrono::steady_clock::time_point now;
-    int64_t now_ms = 0;
+    std::chrono::steady_clock::time_point now;  // when it began (EndCycle tunes by it)
     std::vector<Request> uncached;  // this rank's requests for the coordinator (CastVotes)
     size_t speculated_end = 0;      // bytes of speculated data after the votes (PublishVotes)
   } cycle_;

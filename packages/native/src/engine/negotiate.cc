@@ -162,7 +162,6 @@ bool Engine::VotesTravelInPlace() const {
 
 void Engine::BeginNegotiation(const std::vector<const Request*>& mine, int64_t now_ms) {
   cycle_.uncached.clear();
-  cycle_.in_place = false;
   if (config_.response_cache_capacity == 0) return;  // EndNegotiation negotiates in full
   CastVotes(mine, cycle_.uncached, now_ms);
   PublishVotes(votes_);
@@ -252,12 +251,12 @@ void Engine::PublishVotes(std::vector<char>& votes) {
   std::memcpy(box, votes.data(), votes.size());
   KOLO_TRACE_POINT("votes-out");
   t.PublishInPlace();
-  cycle_.in_place = true;
 }
 
 const char* const* Engine::CollectVotes(std::vector<char>& votes) {
   Transport& t = *connection_.transport;
-  if (!cycle_.in_place) {
+  // The cache does not change between the halves: the same answer as PublishVotes's.
+  if (!VotesTravelInPlace()) {
     t.Allreduce(votes.data(), static_cast<int64_t>(votes.size()), DataType::kUint8, ReduceOp::kMin);
     return nullptr;
   }
